@@ -1,0 +1,24 @@
+/** Unit specs live beside the code, e2e suites under test/. `npm test` runs both. */
+const transform = { '^.+\\.ts$': ['ts-jest', { isolatedModules: true }] };
+module.exports = {
+  projects: [
+    {
+      displayName: 'unit',
+      rootDir: 'src',
+      testRegex: '.*\\.spec\\.ts$',
+      moduleFileExtensions: ['js', 'json', 'ts'],
+      transform,
+      testEnvironment: 'node',
+    },
+    {
+      displayName: 'e2e',
+      rootDir: '.',
+      roots: ['<rootDir>/test'],
+      testRegex: '.*\\.e2e-spec\\.ts$',
+      moduleFileExtensions: ['js', 'json', 'ts'],
+      transform,
+      testEnvironment: 'node',
+      testTimeout: 20000,
+    },
+  ],
+};

@@ -1,0 +1,24 @@
+import { Module } from '@nestjs/common';
+import { APP_FILTER } from '@nestjs/core';
+import { AuthModule } from './auth/auth.module';
+import { CatalogModule } from './catalog/catalog.module';
+import { GlobalExceptionFilter } from './common/errors/global-exception.filter';
+import { gatewayConfigModule } from './config';
+import { ChatCompletionsModule } from './formats/chat-completions/chat-completions.module';
+import { HealthModule } from './health/health.module';
+import { PolicyModule } from './policy/policy.module';
+import { UpstreamModule } from './upstream/upstream.module';
+
+@Module({
+  imports: [
+    gatewayConfigModule(),
+    CatalogModule,
+    AuthModule,
+    PolicyModule,
+    UpstreamModule,
+    HealthModule,
+    ChatCompletionsModule,
+  ],
+  providers: [{ provide: APP_FILTER, useClass: GlobalExceptionFilter }],
+})
+export class AppModule {}

@@ -1,0 +1,11 @@
+import { Module } from '@nestjs/common';
+import { APP_GUARD } from '@nestjs/core';
+import { ApiKeyService } from './api-key.service';
+import { AuthGuard } from './auth.guard';
+
+/** Client-key verification, applied to every route except those marked @Public(). */
+@Module({
+  providers: [ApiKeyService, { provide: APP_GUARD, useClass: AuthGuard }],
+  exports: [ApiKeyService],
+})
+export class AuthModule {}

@@ -1,0 +1,72 @@
+import type { INestApplication } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import express, { type NextFunction, type Request, type Response } from 'express';
+import type { Logger } from 'pino';
+import { envelopeForPath } from './common/errors/global-exception.filter';
+import { errorBody } from './common/errors/envelopes';
+import { normalizeError } from './common/errors/normalize-error';
+import { requestContextMiddleware } from './common/logging/request-context.middleware';
+import type { GatewayRequest } from './common/request-context';
+import type { AllConfig } from './config';
+
+const CORS_HEADERS = [
+  'authorization',
+  'content-type',
+  'x-api-key',
+  'anthropic-version',
+  'anthropic-beta',
+  'anthropic-dangerous-direct-browser-access',
+  'x-request-id',
+  'x-stainless-*',
+];
+
+/**
+ * HTTP plumbing shared by main.ts and the e2e tests: request context and access log
+ * first, then the JSON body parser (whose failures are answered here, in the envelope
+ * of the endpoint that was called, since they happen before any Nest filter runs).
+ */
+export function configureApp(app: NestExpressApplication, logger: Logger): INestApplication {
+  const config = app.get<ConfigService<AllConfig, true>>(ConfigService);
+  const { maxBodySize, corsOrigins } = config.get('app', { infer: true });
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.use(requestContextMiddleware(logger));
+  if (corsOrigins.length > 0) {
+    app.enableCors({
+      origin: corsOrigins.includes('*') ? true : corsOrigins,
+      allowedHeaders: CORS_HEADERS.join(','),
+      exposedHeaders: ['x-request-id', 'request-id', 'retry-after'],
+    });
+  }
+  app.use(
+    express.json({
+      limit: maxBodySize,
+      // Every body is JSON, whatever content-type a hand-written client sent.
+      type: () => true,
+      verify: (req, _res, buf) => {
+        (req as GatewayRequest).rawBody = buf;
+      },
+    }),
+  );
+  app.use((err: unknown, req: Request, res: Response, next: NextFunction) => {
+    if (res.headersSent) {
+      next(err);
+      return;
+    }
+    const { error } = normalizeError(err, req.method, req.path);
+    const ctx = (req as GatewayRequest).ctx;
+    ctx.errorCode = error.code ?? String(error.status);
+    res
+      .status(error.status)
+      .json(
+        errorBody(
+          envelopeForPath(req.path, req.headers['anthropic-version']),
+          error,
+          ctx.requestId,
+        ),
+      );
+  });
+  app.enableShutdownHooks();
+  return app;
+}

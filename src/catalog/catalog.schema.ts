@@ -1,0 +1,85 @@
+import { Type } from 'class-transformer';
+import {
+  ArrayUnique,
+  IsArray,
+  IsBoolean,
+  IsIn,
+  IsInt,
+  IsNotEmpty,
+  IsNumber,
+  IsObject,
+  IsOptional,
+  IsString,
+  Matches,
+  Min,
+  ValidateNested,
+} from 'class-validator';
+
+/**
+ * The catalog file's schema (snake_case, as written in YAML), validated at boot with
+ * class-validator. CatalogLoader turns it into the runtime types in catalog.types.ts.
+ */
+
+export const PROVIDER_KINDS = ['openai', 'anthropic', 'openai-compatible', 'local'] as const;
+export const ENDPOINTS = ['chat_completions', 'responses', 'messages'] as const;
+export const UPSTREAM_APIS = ['chat_completions', 'responses', 'messages', 'local'] as const;
+
+const ENV_NAME = /^[A-Z_][A-Z0-9_]*$/;
+
+export class ProviderSchema {
+  @IsString() @Matches(/^[a-z0-9][a-z0-9._-]*$/i) name!: string;
+  @IsIn(PROVIDER_KINDS) kind!: (typeof PROVIDER_KINDS)[number];
+  /** Default base URL; `base_url_env` overrides it when that variable is set. */
+  @IsOptional() @IsString() @Matches(/^https?:\/\/\S+$/) base_url?: string;
+  @IsOptional() @Matches(ENV_NAME) base_url_env?: string;
+  /** Name of the environment variable holding the API key (never the key itself). */
+  @IsOptional() @Matches(ENV_NAME) api_key_env?: string;
+  @IsOptional() @IsObject() headers?: Record<string, string>;
+  /** Anthropic only: `anthropic-version` sent when the client did not send one. */
+  @IsOptional() @IsString() anthropic_version?: string;
+}
+
+export class PricingSchema {
+  @IsNumber() @Min(0) input!: number;
+  @IsNumber() @Min(0) output!: number;
+  @IsOptional() @IsNumber() @Min(0) cached_input?: number;
+  @IsOptional() @IsNumber() @Min(0) cache_write?: number;
+}
+
+export class CapabilitiesSchema {
+  @IsOptional() @IsBoolean() reasoning?: boolean;
+  @IsOptional() @IsBoolean() tools?: boolean;
+  @IsOptional() @IsBoolean() vision?: boolean;
+}
+
+export class ModelSchema {
+  @IsString()
+  @IsNotEmpty()
+  @Matches(/^[^\s/?#]+$/, { message: 'id must not contain spaces, /, ? or #' })
+  id!: string;
+  @IsString() @IsNotEmpty() provider!: string;
+  @IsOptional() @IsString() @IsNotEmpty() upstream_id?: string;
+  @IsString() @Matches(/^[a-z0-9-]+$/) family!: string;
+  @IsOptional() @IsString() display_name?: string;
+  /** Release date (YYYY-MM-DD), shown as `created` / `created_at`. */
+  @IsOptional() @Matches(/^\d{4}-\d{2}-\d{2}$/) created?: string;
+  @IsInt() @Min(1) context_window!: number;
+  @IsInt() @Min(1) max_output_tokens!: number;
+  @ValidateNested() @Type(() => PricingSchema) pricing!: PricingSchema;
+  @IsOptional() @ValidateNested() @Type(() => CapabilitiesSchema) capabilities?: CapabilitiesSchema;
+  @IsOptional()
+  @IsArray()
+  @ArrayUnique()
+  @IsIn(ENDPOINTS, { each: true })
+  endpoints?: (typeof ENDPOINTS)[number][];
+  /** Upstream API used for this model; defaults from the provider kind. */
+  @IsOptional() @IsIn(UPSTREAM_APIS) upstream_api?: (typeof UPSTREAM_APIS)[number];
+}
+
+export class CatalogFileSchema {
+  @IsArray()
+  @ValidateNested({ each: true })
+  @Type(() => ProviderSchema)
+  providers!: ProviderSchema[];
+  @IsArray() @ValidateNested({ each: true }) @Type(() => ModelSchema) models!: ModelSchema[];
+}

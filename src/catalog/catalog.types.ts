@@ -1,0 +1,49 @@
+import type { WireFormat } from '../core/canonical';
+
+export type ProviderKind = 'openai' | 'anthropic' | 'openai-compatible' | 'local';
+/** The upstream API a model is served through. */
+export type UpstreamApi = WireFormat | 'local';
+
+/** A provider entry of the catalog, with its base URL and key resolved from the environment. */
+export interface CatalogProvider {
+  name: string;
+  kind: ProviderKind;
+  baseUrl: string;
+  /** Resolved key; undefined when the variable is unset. Never logged. */
+  apiKey?: string;
+  apiKeyEnv?: string;
+  headers: Record<string, string>;
+  anthropicVersion?: string;
+  /** False when the provider needs a key that is not configured. */
+  available: boolean;
+}
+
+export interface ModelPricing {
+  /** USD per million tokens. */
+  input: number;
+  output: number;
+  cachedInput?: number;
+  cacheWrite?: number;
+}
+
+/** A model clients can name, with what the gateway needs to route and account for it. */
+export interface CatalogModel {
+  id: string;
+  upstreamId: string;
+  provider: CatalogProvider;
+  family: string;
+  displayName: string;
+  /** Unix seconds. */
+  created: number;
+  contextWindow: number;
+  maxOutputTokens: number;
+  pricing: ModelPricing;
+  capabilities: { reasoning: boolean; tools: boolean; vision: boolean };
+  endpoints: ReadonlySet<WireFormat>;
+  upstreamApi: UpstreamApi;
+}
+
+export interface Catalog {
+  providers: ReadonlyMap<string, CatalogProvider>;
+  models: ReadonlyMap<string, CatalogModel>;
+}

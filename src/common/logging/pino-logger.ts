@@ -1,0 +1,46 @@
+import type { LoggerService } from '@nestjs/common';
+import pino, { type Logger } from 'pino';
+import type { LogLevel } from '../../config/app.config';
+
+/** The process-wide pino logger: JSON lines on stdout. */
+export function createRootLogger(level: LogLevel): Logger {
+  return pino({
+    level,
+    base: { service: 'reasoning-gateway' },
+    timestamp: pino.stdTimeFunctions.isoTime,
+    // Belt and braces: these never reach the logger, and would be masked if they did.
+    redact: {
+      paths: ['headers.authorization', 'headers["x-api-key"]', '*.apiKey', 'apiKey'],
+      censor: '[redacted]',
+    },
+  });
+}
+
+/** Routes Nest's own log calls (boot, lifecycle, unexpected errors) into pino. */
+export class PinoNestLogger implements LoggerService {
+  constructor(private readonly logger: Logger) {}
+
+  log(message: unknown, context?: string): void {
+    this.logger.info({ context }, String(message));
+  }
+
+  error(message: unknown, stack?: string, context?: string): void {
+    this.logger.error({ context, stack }, String(message));
+  }
+
+  warn(message: unknown, context?: string): void {
+    this.logger.warn({ context }, String(message));
+  }
+
+  debug(message: unknown, context?: string): void {
+    this.logger.debug({ context }, String(message));
+  }
+
+  verbose(message: unknown, context?: string): void {
+    this.logger.trace({ context }, String(message));
+  }
+
+  fatal(message: unknown, context?: string): void {
+    this.logger.fatal({ context }, String(message));
+  }
+}

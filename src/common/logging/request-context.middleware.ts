@@ -1,0 +1,48 @@
+import { randomBytes } from 'node:crypto';
+import type { NextFunction, Request, Response } from 'express';
+import type { Logger } from 'pino';
+import type { GatewayRequest } from '../request-context';
+
+const CLIENT_REQUEST_ID = /^[\w.:-]{1,128}$/;
+
+/**
+ * First middleware of every request: assigns the request id (the client's `x-request-id`
+ * when it is sane), echoes it as `x-request-id` and `request-id` (the header each SDK
+ * reads), and writes one access-log line when the response is over. The line carries
+ * ids, model, provider, status, latency and token usage; never bodies or keys.
+ */
+export function requestContextMiddleware(logger: Logger) {
+  return (request: Request, res: Response, next: NextFunction): void => {
+    const req = request as GatewayRequest;
+    const incoming = req.headers['x-request-id'];
+    const requestId =
+      typeof incoming === 'string' && CLIENT_REQUEST_ID.test(incoming)
+        ? incoming
+        : `req_${randomBytes(12).toString('hex')}`;
+    req.ctx = { requestId, startedAt: process.hrtime.bigint() };
+    res.setHeader('x-request-id', requestId);
+    res.setHeader('request-id', requestId);
+    res.once('close', () => {
+      const ctx = req.ctx;
+      const latencyMs = Number(process.hrtime.bigint() - ctx.startedAt) / 1e6;
+      logger.info(
+        {
+          requestId,
+          method: req.method,
+          path: req.path,
+          status: res.statusCode,
+          latencyMs: Math.round(latencyMs * 100) / 100,
+          outcome: res.writableFinished ? 'completed' : 'client_closed',
+          keyId: ctx.keyId,
+          model: ctx.model,
+          provider: ctx.provider,
+          stream: ctx.stream,
+          usage: ctx.usage,
+          errorCode: ctx.errorCode ?? undefined,
+        },
+        'request',
+      );
+    });
+    next();
+  };
+}

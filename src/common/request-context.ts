@@ -1,0 +1,22 @@
+import type { Request, Response } from 'express';
+import type { CanonicalUsage } from '../core/canonical';
+
+/**
+ * Per-request facts gathered along the way and written once in the access log.
+ * Lives on the request object: no request-scoped DI on the hot path.
+ */
+export interface RequestContext {
+  requestId: string;
+  startedAt: bigint;
+  /** Short, non-reversible id of the client key (never the key). */
+  keyId?: string;
+  model?: string;
+  provider?: string;
+  stream?: boolean;
+  usage?: CanonicalUsage;
+  /** Set when an error response was produced, for the log line. */
+  errorCode?: string | null;
+}
+
+export type GatewayRequest = Request & { ctx: RequestContext; rawBody?: Buffer };
+export type GatewayResponse = Response;

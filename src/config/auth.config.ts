@@ -1,0 +1,33 @@
+import { registerAs } from '@nestjs/config';
+import { Expose } from 'class-transformer';
+import { IsOptional, IsString, ValidateIf, IsNotEmpty } from 'class-validator';
+import { readNamespace } from './validate-env';
+
+/** Client keys accepted by the gateway. */
+export class AuthEnv {
+  @Expose() NODE_ENV?: string;
+  /** Comma-separated client keys; required when NODE_ENV=production. */
+  @Expose()
+  @ValidateIf((env: AuthEnv) => env.NODE_ENV === 'production' || env.GATEWAY_API_KEYS !== undefined)
+  @IsString()
+  @IsNotEmpty({ message: 'GATEWAY_API_KEYS must list at least one key when NODE_ENV=production' })
+  GATEWAY_API_KEYS?: string;
+  @Expose() @IsOptional() @IsString() GATEWAY_DEV_API_KEY?: string;
+}
+
+export interface AuthConfig {
+  apiKeys: string[];
+  /** Key to use when none are configured outside production (random when unset). */
+  devApiKey?: string;
+}
+
+export const authConfig = registerAs('auth', (): AuthConfig => {
+  const env = readNamespace(AuthEnv);
+  return {
+    apiKeys: (env.GATEWAY_API_KEYS ?? '')
+      .split(',')
+      .map((k) => k.trim())
+      .filter(Boolean),
+    devApiKey: env.GATEWAY_DEV_API_KEY,
+  };
+});

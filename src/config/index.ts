@@ -1,0 +1,44 @@
+import { ConfigModule } from '@nestjs/config';
+import type { DynamicModule } from '@nestjs/common';
+import { AppConfig, AppEnv, appConfig } from './app.config';
+import { AuthConfig, AuthEnv, authConfig } from './auth.config';
+import { CatalogConfig, CatalogEnv, catalogConfig } from './catalog.config';
+import { UpstreamConfig, UpstreamEnv, upstreamConfig } from './upstream.config';
+import { collectEnvProblems } from './validate-env';
+
+/** Every typed config namespace, for `ConfigService<AllConfig, true>`. */
+export interface AllConfig {
+  app: AppConfig;
+  auth: AuthConfig;
+  catalog: CatalogConfig;
+  upstream: UpstreamConfig;
+}
+
+/** Thrown at boot with every invalid variable listed. */
+export class ConfigValidationError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n  - ${problems.join('\n  - ')}`);
+    this.name = 'ConfigValidationError';
+  }
+}
+
+export function validateEnvironment(env: Record<string, unknown>): Record<string, unknown> {
+  const problems = collectEnvProblems([AppEnv, AuthEnv, CatalogEnv, UpstreamEnv], env);
+  if (problems.length > 0) {
+    throw new ConfigValidationError(problems);
+  }
+  return env;
+}
+
+/** The root config module: validated at boot, global, typed namespaces. */
+export function gatewayConfigModule(): Promise<DynamicModule> {
+  return ConfigModule.forRoot({
+    isGlobal: true,
+    cache: true,
+    ignoreEnvFile: true,
+    load: [appConfig, authConfig, catalogConfig, upstreamConfig],
+    validate: validateEnvironment,
+  });
+}
+
+export type { AppConfig, AuthConfig, CatalogConfig, UpstreamConfig };

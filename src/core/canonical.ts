@@ -1,0 +1,127 @@
+/**
+ * The canonical model: richer than any one wire format, so that nothing is lost between
+ * two of them. Each inbound format decodes into CanonicalRequest; each upstream API (or
+ * the embedded local model) produces CanonicalEvents; each format's encoder turns those
+ * events into its exact wire grammar.
+ */
+
+export type WireFormat = 'chat_completions' | 'responses' | 'messages';
+
+export interface TextPart {
+  type: 'text';
+  text: string;
+}
+
+export type ImageSource =
+  { kind: 'url'; url: string } | { kind: 'base64'; mediaType: string; data: string };
+
+export interface ImagePart {
+  type: 'image';
+  source: ImageSource;
+  detail?: string;
+}
+
+export interface ToolCallPart {
+  type: 'tool_call';
+  id: string;
+  name: string;
+  /** JSON text, exactly as the model produced it. */
+  arguments: string;
+}
+
+export interface ToolResultPart {
+  type: 'tool_result';
+  toolCallId: string;
+  content: (TextPart | ImagePart)[];
+  isError?: boolean;
+}
+
+/** Reasoning carried across turns: visible text/summary plus opaque provider payloads. */
+export interface ReasoningPart {
+  type: 'reasoning';
+  text?: string;
+  summary?: string[];
+  signature?: string;
+  /** Opaque provider payload (Responses `encrypted_content`, Anthropic redacted data). */
+  encrypted?: string;
+  redacted?: boolean;
+}
+
+export type ContentPart = TextPart | ImagePart | ToolCallPart | ToolResultPart | ReasoningPart;
+
+export interface CanonicalMessage {
+  role: 'user' | 'assistant';
+  parts: ContentPart[];
+}
+
+export interface CanonicalTool {
+  name: string;
+  description?: string;
+  /** JSON Schema of the arguments object. */
+  parameters: Record<string, unknown>;
+  strict?: boolean;
+}
+
+export type CanonicalToolChoice =
+  { type: 'auto' } | { type: 'none' } | { type: 'required' } | { type: 'tool'; name: string };
+
+export type ReasoningEffort = 'none' | 'minimal' | 'low' | 'medium' | 'high' | 'xhigh' | 'max';
+
+export interface CanonicalRequest {
+  /** Catalog model id the client asked for. */
+  model: string;
+  system: TextPart[];
+  messages: CanonicalMessage[];
+  tools: CanonicalTool[];
+  toolChoice?: CanonicalToolChoice;
+  parallelToolCalls?: boolean;
+  maxOutputTokens?: number;
+  temperature?: number;
+  topP?: number;
+  stop: string[];
+  stream: boolean;
+  reasoning?: { effort?: ReasoningEffort; budgetTokens?: number; summary?: string };
+  metadata?: Record<string, unknown>;
+  /** Fields of the inbound body that the canonical model does not represent. */
+  extra: Record<string, unknown>;
+}
+
+export type FinishReason =
+  'stop' | 'length' | 'tool_calls' | 'content_filter' | 'refusal' | 'pause' | 'error';
+
+export interface CanonicalUsage {
+  /** All input tokens, cached ones included (OpenAI semantics). */
+  inputTokens: number;
+  outputTokens: number;
+  cachedInputTokens?: number;
+  cacheWriteInputTokens?: number;
+  reasoningTokens?: number;
+}
+
+export type BlockKind =
+  { kind: 'text' } | { kind: 'reasoning' } | { kind: 'tool_call'; id: string; name: string };
+
+export type CanonicalEvent =
+  | { type: 'message_start'; id: string; model: string; created: number; inputTokens?: number }
+  | { type: 'block_start'; index: number; block: BlockKind }
+  | { type: 'text_delta'; index: number; text: string }
+  | { type: 'reasoning_delta'; index: number; text: string }
+  | { type: 'reasoning_signature'; index: number; signature: string }
+  | { type: 'tool_arguments_delta'; index: number; json: string }
+  | { type: 'block_stop'; index: number }
+  | { type: 'message_stop'; finishReason: FinishReason; usage: CanonicalUsage };
+
+export type OutputBlock =
+  | { type: 'text'; text: string }
+  | { type: 'reasoning'; text: string; signature?: string }
+  | { type: 'tool_call'; id: string; name: string; arguments: string };
+
+/** A whole, non-streamed answer: what a stream of CanonicalEvents adds up to. */
+export interface CanonicalResponse {
+  id: string;
+  model: string;
+  created: number;
+  content: OutputBlock[];
+  finishReason: FinishReason;
+  usage: CanonicalUsage;
+}

@@ -1,0 +1,187 @@
+import { Injectable } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
+import { Observable, lastValueFrom, mergeMap, reduce } from 'rxjs';
+import { CatalogService } from '../../catalog/catalog.service';
+import type { CatalogModel } from '../../catalog/catalog.types';
+import { openAiErrorBody } from '../../common/errors/envelopes';
+import { InvalidRequestError } from '../../common/errors/gateway-errors';
+import type { GatewayRequest, GatewayResponse } from '../../common/request-context';
+import { type SseFrame, writeSse } from '../../common/sse/sse-writer';
+import type { AllConfig } from '../../config';
+import { ResponseAccumulator } from '../../core/accumulate';
+import type { CanonicalEvent } from '../../core/canonical';
+import { createCallContext } from '../../upstream/call-context';
+import type { CallContext, UpstreamProvider } from '../../upstream/provider.interface';
+import { ProviderRegistry } from '../../upstream/provider-registry';
+import type { ChatCompletionRequestDto } from './chat-request.dto';
+import { decodeChatRequest } from './chat.decoder';
+import { ChatChunkEncoder, toChatCompletion } from './chat.encoder';
+import { fromChatUsage, rewriteModel, usageOfChunk } from './chat.passthrough';
+
+const DONE: SseFrame = { data: '[DONE]' };
+
+/** Serves POST /v1/chat/completions: routing, the fast path and the canonical path. */
+@Injectable()
+export class ChatCompletionsService {
+  private readonly keepaliveMs: number;
+
+  constructor(
+    private readonly catalog: CatalogService,
+    private readonly providers: ProviderRegistry,
+    config: ConfigService<AllConfig, true>,
+  ) {
+    this.keepaliveMs = config.get('app', { infer: true }).sseKeepaliveMs;
+  }
+
+  async handle(
+    body: ChatCompletionRequestDto,
+    req: GatewayRequest,
+    res: GatewayResponse,
+  ): Promise<void> {
+    const model = this.catalog.resolve(body.model, 'chat_completions');
+    const provider = this.providers.get(model.provider);
+    req.ctx.model = model.id;
+    req.ctx.provider = model.provider.name;
+    req.ctx.stream = body.stream === true;
+    const ctx = createCallContext(req, res);
+
+    if (model.upstreamApi === 'chat_completions' && provider.passthrough) {
+      return this.passthrough(body, req, res, model, provider, ctx);
+    }
+    if (model.upstreamApi === 'local' && provider.generate) {
+      return this.viaCanonical(
+        body,
+        req,
+        res,
+        model,
+        provider.generate(decodeChatRequest(body), model, ctx),
+        ctx,
+      );
+    }
+    throw new InvalidRequestError(
+      `The model '${model.id}' is served through the ${model.upstreamApi} API, which /v1/chat/completions cannot translate to yet.`,
+      'model',
+      'unsupported_route',
+    );
+  }
+
+  /** Same-format fast path: forward the client's body, relay the upstream's bytes. */
+  private async passthrough(
+    body: ChatCompletionRequestDto,
+    req: GatewayRequest,
+    res: GatewayResponse,
+    model: CatalogModel,
+    provider: UpstreamProvider,
+    ctx: CallContext,
+  ): Promise<void> {
+    const stream = body.stream === true;
+    // Ask for usage even when the client did not, for accounting; strip it on the way back.
+    const addUsage = stream && body.stream_options?.include_usage !== true;
+    let payload: string | Buffer;
+    if (!addUsage && model.upstreamId === body.model && req.rawBody) {
+      payload = req.rawBody;
+    } else {
+      body.model = model.upstreamId;
+      if (addUsage) {
+        body.stream_options = { ...(body.stream_options ?? {}), include_usage: true };
+      }
+      payload = JSON.stringify(body);
+    }
+    const result = await provider.passthrough!({
+      model,
+      format: 'chat_completions',
+      body: payload,
+      stream,
+      ctx,
+    });
+
+    if (result.kind === 'json') {
+      const parsed = JSON.parse(result.body.toString('utf8')) as {
+        model?: string;
+        usage?: Parameters<typeof fromChatUsage>[0];
+      };
+      parsed.model = model.id;
+      if (parsed.usage) {
+        req.ctx.usage = fromChatUsage(parsed.usage);
+      }
+      res.status(200).type('application/json').send(JSON.stringify(parsed));
+      return;
+    }
+
+    const modelField = `"model":${JSON.stringify(model.id)}`;
+    let sawDone = false;
+    const frames = new Observable<SseFrame>((subscriber) =>
+      result.frames.subscribe({
+        next(frame) {
+          if (frame.data === '[DONE]') {
+            sawDone = true;
+            subscriber.next(frame);
+            return;
+          }
+          const usage = usageOfChunk(frame.data);
+          if (usage) {
+            req.ctx.usage = usage;
+            if (addUsage && /"choices"\s*:\s*\[\s*\]/.test(frame.data)) {
+              return;
+            }
+          }
+          subscriber.next({ data: rewriteModel(frame.data, modelField) });
+        },
+        error: (err: unknown) => subscriber.error(err),
+        complete() {
+          if (!sawDone) {
+            subscriber.next(DONE);
+          }
+          subscriber.complete();
+        },
+      }),
+    );
+    writeSse(res, frames, {
+      keepaliveMs: this.keepaliveMs,
+      flow: ctx.flow,
+      errorFrames: (error) => [{ data: JSON.stringify(openAiErrorBody(error)) }],
+    });
+  }
+
+  /** Canonical path: a canonical event source encoded as chat completions. */
+  private async viaCanonical(
+    body: ChatCompletionRequestDto,
+    req: GatewayRequest,
+    res: GatewayResponse,
+    model: CatalogModel,
+    events: Observable<CanonicalEvent>,
+    ctx: CallContext,
+  ): Promise<void> {
+    const recordUsage = (event: CanonicalEvent): void => {
+      if (event.type === 'message_stop') {
+        req.ctx.usage = event.usage;
+      }
+    };
+    if (body.stream !== true) {
+      const accumulator = await lastValueFrom(
+        events.pipe(
+          reduce((acc, event) => {
+            recordUsage(event);
+            acc.push(event);
+            return acc;
+          }, new ResponseAccumulator()),
+        ),
+      );
+      res.status(200).json(toChatCompletion(accumulator.result(), model.id));
+      return;
+    }
+    const encoder = new ChatChunkEncoder(model.id, body.stream_options?.include_usage === true);
+    const frames = events.pipe(
+      mergeMap((event) => {
+        recordUsage(event);
+        return encoder.encode(event).map((chunk): SseFrame => ({ data: JSON.stringify(chunk) }));
+      }),
+    );
+    writeSse(res, frames, {
+      keepaliveMs: this.keepaliveMs,
+      flow: ctx.flow,
+      endFrames: [DONE],
+      errorFrames: (error) => [{ data: JSON.stringify(openAiErrorBody(error)) }],
+    });
+  }
+}

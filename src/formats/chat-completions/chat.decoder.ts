@@ -1,0 +1,164 @@
+import type {
+  CanonicalMessage,
+  CanonicalRequest,
+  CanonicalToolChoice,
+  ContentPart,
+  ImagePart,
+  ReasoningEffort,
+  TextPart,
+} from '../../core/canonical';
+import type { ChatCompletionRequestDto, ChatMessage } from './chat-request.dto';
+
+/** Fields the canonical model represents; everything else lands in `extra`. */
+const MODELLED = new Set([
+  'model',
+  'messages',
+  'tools',
+  'tool_choice',
+  'parallel_tool_calls',
+  'max_tokens',
+  'max_completion_tokens',
+  'temperature',
+  'top_p',
+  'stop',
+  'stream',
+  'stream_options',
+  'reasoning_effort',
+  'metadata',
+]);
+
+/** Splits a `data:` URL into media type and base64 payload; other URLs stay URLs. */
+export function imageFromUrl(url: string, detail?: string): ImagePart {
+  const match = /^data:([^;,]+);base64,(.*)$/s.exec(url);
+  const part: ImagePart = match
+    ? { type: 'image', source: { kind: 'base64', mediaType: match[1], data: match[2] } }
+    : { type: 'image', source: { kind: 'url', url } };
+  if (detail !== undefined) {
+    part.detail = detail;
+  }
+  return part;
+}
+
+function contentParts(content: ChatMessage['content']): (TextPart | ImagePart)[] {
+  if (content === undefined || content === null) {
+    return [];
+  }
+  if (typeof content === 'string') {
+    return content === '' ? [] : [{ type: 'text', text: content }];
+  }
+  const parts: (TextPart | ImagePart)[] = [];
+  for (const part of content) {
+    if (part.type === 'text' && typeof part.text === 'string') {
+      parts.push({ type: 'text', text: part.text });
+    } else if (part.type === 'image_url' && part.image_url) {
+      parts.push(imageFromUrl(part.image_url.url, part.image_url.detail));
+    } else if (part.type === 'refusal' && typeof part.refusal === 'string') {
+      parts.push({ type: 'text', text: part.refusal });
+    }
+  }
+  return parts;
+}
+
+function toolChoice(choice: unknown): CanonicalToolChoice | undefined {
+  if (choice === 'auto' || choice === 'none' || choice === 'required') {
+    return { type: choice };
+  }
+  if (typeof choice === 'object' && choice !== null) {
+    const fn = (choice as { function?: { name?: unknown } }).function;
+    if (typeof fn?.name === 'string') {
+      return { type: 'tool', name: fn.name };
+    }
+  }
+  return undefined;
+}
+
+/** Decodes a validated chat completion request into the canonical request. */
+export function decodeChatRequest(body: ChatCompletionRequestDto): CanonicalRequest {
+  const system: TextPart[] = [];
+  const messages: CanonicalMessage[] = [];
+  const push = (role: CanonicalMessage['role'], parts: ContentPart[]): void => {
+    const last = messages[messages.length - 1];
+    // Consecutive tool results (and a user turn right after them) form one user turn.
+    if (
+      last &&
+      last.role === role &&
+      role === 'user' &&
+      last.parts.some((p) => p.type === 'tool_result')
+    ) {
+      last.parts.push(...parts);
+    } else {
+      messages.push({ role, parts });
+    }
+  };
+  for (const m of body.messages) {
+    switch (m.role) {
+      case 'system':
+      case 'developer':
+        system.push(...contentParts(m.content).filter((p): p is TextPart => p.type === 'text'));
+        break;
+      case 'user':
+        push('user', contentParts(m.content));
+        break;
+      case 'assistant': {
+        const parts: ContentPart[] = [];
+        if (typeof m.reasoning_content === 'string' && m.reasoning_content !== '') {
+          parts.push({ type: 'reasoning', text: m.reasoning_content });
+        }
+        parts.push(...contentParts(m.content));
+        for (const call of m.tool_calls ?? []) {
+          parts.push({
+            type: 'tool_call',
+            id: call.id,
+            name: call.function.name,
+            arguments: call.function.arguments,
+          });
+        }
+        messages.push({ role: 'assistant', parts });
+        break;
+      }
+      case 'tool':
+      case 'function':
+        push('user', [
+          {
+            type: 'tool_result',
+            toolCallId: m.tool_call_id ?? m.name ?? '',
+            content: contentParts(m.content),
+          },
+        ]);
+        break;
+    }
+  }
+  const extra: Record<string, unknown> = {};
+  for (const key of Object.keys(body)) {
+    if (!MODELLED.has(key)) {
+      extra[key] = body[key];
+    }
+  }
+  const stop = body.stop;
+  return {
+    model: body.model,
+    system,
+    messages,
+    tools: (body.tools ?? [])
+      .filter((t) => t.type === 'function')
+      .map((t) => ({
+        name: t.function.name,
+        description: t.function.description,
+        parameters: t.function.parameters ?? { type: 'object', properties: {} },
+        strict: t.function.strict,
+      })),
+    toolChoice: toolChoice(body.tool_choice),
+    parallelToolCalls: body.parallel_tool_calls,
+    maxOutputTokens: body.max_completion_tokens ?? body.max_tokens ?? undefined,
+    temperature: body.temperature ?? undefined,
+    topP: body.top_p ?? undefined,
+    stop: stop === undefined || stop === null ? [] : typeof stop === 'string' ? [stop] : stop,
+    stream: body.stream === true,
+    reasoning:
+      typeof body.reasoning_effort === 'string'
+        ? { effort: body.reasoning_effort as ReasoningEffort }
+        : undefined,
+    metadata: body.metadata ?? undefined,
+    extra,
+  };
+}

@@ -1,0 +1,204 @@
+import type {
+  CanonicalEvent,
+  CanonicalResponse,
+  CanonicalUsage,
+  FinishReason,
+} from '../../core/canonical';
+
+export type ChatFinishReason = 'stop' | 'length' | 'tool_calls' | 'content_filter';
+
+const FINISH: Record<FinishReason, ChatFinishReason> = {
+  stop: 'stop',
+  length: 'length',
+  tool_calls: 'tool_calls',
+  content_filter: 'content_filter',
+  refusal: 'content_filter',
+  pause: 'stop',
+  error: 'stop',
+};
+
+export interface ChatUsage {
+  prompt_tokens: number;
+  completion_tokens: number;
+  total_tokens: number;
+  prompt_tokens_details: { cached_tokens: number };
+  completion_tokens_details: { reasoning_tokens: number };
+}
+
+export function toChatUsage(u: CanonicalUsage): ChatUsage {
+  return {
+    prompt_tokens: u.inputTokens,
+    completion_tokens: u.outputTokens,
+    total_tokens: u.inputTokens + u.outputTokens,
+    prompt_tokens_details: { cached_tokens: u.cachedInputTokens ?? 0 },
+    completion_tokens_details: { reasoning_tokens: u.reasoningTokens ?? 0 },
+  };
+}
+
+export interface ChatChunkDelta {
+  role?: 'assistant';
+  content?: string | null;
+  reasoning_content?: string;
+  tool_calls?: {
+    index: number;
+    id?: string;
+    type?: 'function';
+    function: { name?: string; arguments: string };
+  }[];
+}
+
+export interface ChatChunk {
+  id: string;
+  object: 'chat.completion.chunk';
+  created: number;
+  model: string;
+  choices: {
+    index: number;
+    delta: ChatChunkDelta;
+    logprobs: null;
+    finish_reason: ChatFinishReason | null;
+  }[];
+  usage?: ChatUsage | null;
+}
+
+export function chatCompletionId(canonicalId: string): string {
+  return canonicalId.startsWith('chatcmpl-') ? canonicalId : `chatcmpl-${canonicalId}`;
+}
+
+/**
+ * Canonical events -> `chat.completion.chunk` objects, in the grammar the
+ * ChatCompletionStream helper requires: role on the first delta, tool-call indexes
+ * contiguous from 0 with id/type/name on the first fragment, a non-null finish_reason
+ * last, and the usage chunk (same id, `choices: []`) only when it was asked for.
+ * One instance per stream.
+ */
+export class ChatChunkEncoder {
+  private id = '';
+  private created = 0;
+  private model: string;
+  /** Canonical block index -> tool-call index within the message. */
+  private readonly toolIndex = new Map<number, number>();
+
+  constructor(
+    model: string,
+    private readonly includeUsage: boolean,
+  ) {
+    this.model = model;
+  }
+
+  encode(event: CanonicalEvent): ChatChunk[] {
+    switch (event.type) {
+      case 'message_start':
+        this.id = chatCompletionId(event.id);
+        this.created = event.created;
+        return [this.chunk({ role: 'assistant', content: '' })];
+      case 'block_start':
+        if (event.block.kind !== 'tool_call') {
+          return [];
+        }
+        this.toolIndex.set(event.index, this.toolIndex.size);
+        return [
+          this.chunk({
+            tool_calls: [
+              {
+                index: this.toolIndex.size - 1,
+                id: event.block.id,
+                type: 'function',
+                function: { name: event.block.name, arguments: '' },
+              },
+            ],
+          }),
+        ];
+      case 'text_delta':
+        return [this.chunk({ content: event.text })];
+      case 'reasoning_delta':
+        return [this.chunk({ reasoning_content: event.text })];
+      case 'tool_arguments_delta':
+        return [
+          this.chunk({
+            tool_calls: [
+              { index: this.toolIndex.get(event.index) ?? 0, function: { arguments: event.json } },
+            ],
+          }),
+        ];
+      case 'reasoning_signature':
+      case 'block_stop':
+        return [];
+      case 'message_stop': {
+        const last = this.chunk({}, FINISH[event.finishReason]);
+        if (!this.includeUsage) {
+          return [last];
+        }
+        return [
+          last,
+          {
+            id: this.id,
+            object: 'chat.completion.chunk',
+            created: this.created,
+            model: this.model,
+            choices: [],
+            usage: toChatUsage(event.usage),
+          },
+        ];
+      }
+    }
+  }
+
+  private chunk(delta: ChatChunkDelta, finish: ChatFinishReason | null = null): ChatChunk {
+    const chunk: ChatChunk = {
+      id: this.id,
+      object: 'chat.completion.chunk',
+      created: this.created,
+      model: this.model,
+      choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }],
+    };
+    if (this.includeUsage) {
+      chunk.usage = null;
+    }
+    return chunk;
+  }
+}
+
+/** A whole canonical response as a `chat.completion` object. */
+export function toChatCompletion(r: CanonicalResponse, model: string): Record<string, unknown> {
+  let text = '';
+  let reasoning = '';
+  const toolCalls: {
+    id: string;
+    type: 'function';
+    function: { name: string; arguments: string };
+  }[] = [];
+  for (const block of r.content) {
+    if (block.type === 'text') {
+      text += block.text;
+    } else if (block.type === 'reasoning') {
+      reasoning += block.text;
+    } else {
+      toolCalls.push({
+        id: block.id,
+        type: 'function',
+        function: { name: block.name, arguments: block.arguments },
+      });
+    }
+  }
+  const message: Record<string, unknown> = {
+    role: 'assistant',
+    content: text === '' && toolCalls.length > 0 ? null : text,
+    refusal: null,
+    annotations: [],
+  };
+  if (reasoning !== '') {
+    message.reasoning_content = reasoning;
+  }
+  if (toolCalls.length > 0) {
+    message.tool_calls = toolCalls;
+  }
+  return {
+    id: chatCompletionId(r.id),
+    object: 'chat.completion',
+    created: r.created,
+    model,
+    choices: [{ index: 0, message, logprobs: null, finish_reason: FINISH[r.finishReason] }],
+    usage: toChatUsage(r.usage),
+  };
+}

@@ -1,0 +1,40 @@
+import 'reflect-metadata';
+import { NestFactory } from '@nestjs/core';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import { AppModule } from './app.module';
+import { configureApp } from './bootstrap';
+import { ConfigValidationError } from './config';
+import { LOG_LEVELS } from './config/app.config';
+import { ConfigService } from '@nestjs/config';
+import type { AllConfig } from './config';
+import { CatalogError } from './catalog/catalog.loader';
+import { createRootLogger, PinoNestLogger } from './common/logging/pino-logger';
+
+async function main(): Promise<void> {
+  // The level is read before config validation runs; a bad value is reported by it.
+  const level = LOG_LEVELS.find((l) => l === process.env.LOG_LEVEL) ?? 'info';
+  const logger = createRootLogger(level);
+  try {
+    const app = await NestFactory.create<NestExpressApplication>(AppModule, {
+      bodyParser: false,
+      logger: new PinoNestLogger(logger),
+      abortOnError: false,
+    });
+    configureApp(app, logger);
+    const { port, host } = app
+      .get<ConfigService<AllConfig, true>>(ConfigService)
+      .get('app', { infer: true });
+    await app.listen(port, host);
+    logger.info({ port }, `gateway listening on http://localhost:${port}`);
+  } catch (e) {
+    if (e instanceof ConfigValidationError || e instanceof CatalogError) {
+      logger.fatal(e.message);
+    } else {
+      logger.fatal({ err: e }, 'gateway failed to start');
+    }
+    // Let pino flush before exiting.
+    setTimeout(() => process.exit(1), 50);
+  }
+}
+
+void main();

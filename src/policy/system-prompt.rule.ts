@@ -1,0 +1,70 @@
+/**
+ * Rule S1: every request must carry a system prompt. One check per wire format; each
+ * returns `undefined` when the prompt is present (or the body is too malformed to tell,
+ * which validation reports), or the violation to report.
+ */
+export interface SystemPromptViolation {
+  param: string;
+  message: string;
+}
+
+export type SystemPromptCheck = (body: unknown) => SystemPromptViolation | undefined;
+
+function hasText(content: unknown): boolean {
+  if (typeof content === 'string') {
+    return content.trim() !== '';
+  }
+  return (
+    Array.isArray(content) &&
+    content.some(
+      (part: unknown) =>
+        typeof part === 'object' &&
+        part !== null &&
+        typeof (part as { text?: unknown }).text === 'string' &&
+        (part as { text: string }).text.trim() !== '',
+    )
+  );
+}
+
+function field(body: unknown, name: string): unknown {
+  return typeof body === 'object' && body !== null
+    ? (body as Record<string, unknown>)[name]
+    : undefined;
+}
+
+/** Chat completions: a `system` or `developer` message with text. */
+export const chatSystemPrompt: SystemPromptCheck = (body) => {
+  const messages = field(body, 'messages');
+  if (!Array.isArray(messages)) {
+    return undefined;
+  }
+  const present = messages.some((m: unknown) => {
+    const role = field(m, 'role');
+    return (role === 'system' || role === 'developer') && hasText(field(m, 'content'));
+  });
+  return present
+    ? undefined
+    : {
+        param: 'messages',
+        message:
+          'A system prompt is required: add a message with role "system" or "developer" and non-empty content.',
+      };
+};
+
+/** Responses: non-empty `instructions`. */
+export const responsesSystemPrompt: SystemPromptCheck = (body) =>
+  typeof body !== 'object' || body === null || hasText(field(body, 'instructions'))
+    ? undefined
+    : {
+        param: 'instructions',
+        message: 'A system prompt is required: set non-empty "instructions".',
+      };
+
+/** Anthropic messages: non-empty top-level `system` (string or text blocks). */
+export const messagesSystemPrompt: SystemPromptCheck = (body) =>
+  typeof body !== 'object' || body === null || hasText(field(body, 'system'))
+    ? undefined
+    : {
+        param: 'system',
+        message: 'A system prompt is required: set a non-empty top-level "system".',
+      };

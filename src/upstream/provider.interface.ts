@@ -1,0 +1,53 @@
+import type { Observable } from 'rxjs';
+import type { CatalogModel, CatalogProvider, ProviderKind } from '../catalog/catalog.types';
+import type { CanonicalEvent, CanonicalRequest, WireFormat } from '../core/canonical';
+import type { FlowControl } from '../common/sse/flow-control';
+import type { SseFrame } from '../common/sse/sse-writer';
+
+/** Per-call plumbing every provider receives. */
+export interface CallContext {
+  requestId: string;
+  /** Aborted when the client goes away. */
+  signal: AbortSignal;
+  flow: FlowControl;
+  /** Client headers a provider may forward (e.g. `anthropic-version`, `anthropic-beta`). */
+  clientHeaders: Record<string, string | string[] | undefined>;
+}
+
+/** A client body forwarded as-is to the provider's native API of the same format. */
+export interface PassthroughCall {
+  model: CatalogModel;
+  format: WireFormat;
+  /** Serialized body to send (model id already mapped). */
+  body: string | Buffer;
+  stream: boolean;
+  ctx: CallContext;
+}
+
+export type PassthroughResult =
+  | { kind: 'json'; status: number; body: Buffer; contentType: string }
+  | { kind: 'stream'; frames: Observable<SseFrame> };
+
+/**
+ * One configured upstream (a catalog provider entry) as the gateway calls it.
+ * `passthrough` serves the fast path; `generate` serves the translation path in
+ * canonical terms.
+ */
+export interface UpstreamProvider {
+  readonly config: CatalogProvider;
+  /** Forwards a native body; resolves once the upstream answered 2xx (rejects otherwise). */
+  passthrough?(call: PassthroughCall): Promise<PassthroughResult>;
+  /** Serves a canonical request as a canonical event stream. */
+  generate?(
+    request: CanonicalRequest,
+    model: CatalogModel,
+    ctx: CallContext,
+  ): Observable<CanonicalEvent>;
+}
+
+/** Creates providers of one kind; registered with @ProviderDriver(kind). */
+export interface ProviderDriver {
+  create(config: CatalogProvider): UpstreamProvider;
+}
+
+export type { ProviderKind };

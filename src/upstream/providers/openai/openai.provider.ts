@@ -1,0 +1,77 @@
+import { Injectable } from '@nestjs/common';
+import type { CatalogProvider } from '../../../catalog/catalog.types';
+import type { WireFormat } from '../../../core/canonical';
+import type {
+  PassthroughCall,
+  PassthroughResult,
+  ProviderDriver,
+  UpstreamProvider,
+} from '../../provider.interface';
+import { ProviderDriverFor } from '../../provider-registry';
+import { sseFrames } from '../../sse-source';
+import { UpstreamHttpClient, mapTransportError } from '../../upstream-http.client';
+
+const PATHS: Partial<Record<WireFormat, string>> = {
+  chat_completions: '/chat/completions',
+  responses: '/responses',
+};
+
+/** The OpenAI API, or any server that speaks it (vLLM, llama.cpp, LM Studio, ...). */
+export class OpenAiProvider implements UpstreamProvider {
+  private readonly headers: Record<string, string>;
+
+  constructor(
+    readonly config: CatalogProvider,
+    private readonly http: UpstreamHttpClient,
+  ) {
+    this.headers = { 'content-type': 'application/json', ...config.headers };
+    if (config.apiKey !== undefined) {
+      this.headers.authorization = `Bearer ${config.apiKey}`;
+    }
+  }
+
+  async passthrough(call: PassthroughCall): Promise<PassthroughResult> {
+    const path = PATHS[call.format];
+    if (path === undefined) {
+      throw new Error(`provider ${this.config.name} cannot pass through ${call.format}`);
+    }
+    const own = new AbortController();
+    const signal = AbortSignal.any([call.ctx.signal, own.signal]);
+    const res = await this.http.sendOk(
+      {
+        url: this.config.baseUrl + path,
+        method: 'POST',
+        headers: { ...this.headers, 'x-client-request-id': call.ctx.requestId },
+        body: call.body,
+        signal,
+      },
+      this.config.name,
+    );
+    if (!call.stream) {
+      let body: Buffer;
+      try {
+        body = Buffer.from(await res.body.arrayBuffer());
+      } catch (e) {
+        throw mapTransportError(e, signal);
+      }
+      return { kind: 'json', status: res.statusCode, body, contentType: 'application/json' };
+    }
+    return { kind: 'stream', frames: sseFrames(res, call.ctx.flow, () => own.abort(), signal) };
+  }
+}
+
+/** Driver for `kind: openai` providers. */
+@Injectable()
+@ProviderDriverFor('openai')
+export class OpenAiDriver implements ProviderDriver {
+  constructor(protected readonly http: UpstreamHttpClient) {}
+
+  create(config: CatalogProvider): UpstreamProvider {
+    return new OpenAiProvider(config, this.http);
+  }
+}
+
+/** OpenAI-compatible servers reuse the OpenAI provider as they are. */
+@Injectable()
+@ProviderDriverFor('openai-compatible')
+export class OpenAiCompatibleDriver extends OpenAiDriver {}

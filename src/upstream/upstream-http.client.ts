@@ -1,0 +1,174 @@
+import { Injectable, OnModuleDestroy } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
+import { Agent, Dispatcher, errors as undiciErrors } from 'undici';
+import {
+  ClientClosedRequestError,
+  GatewayError,
+  UpstreamConnectionError,
+  UpstreamHttpError,
+  UpstreamTimeoutError,
+  kindForStatus,
+} from '../common/errors/gateway-errors';
+import type { AllConfig } from '../config';
+
+export interface UpstreamRequest {
+  url: string;
+  method: 'GET' | 'POST' | 'DELETE';
+  headers: Record<string, string>;
+  body?: string | Buffer;
+  signal: AbortSignal;
+}
+
+export type UpstreamResponse = Dispatcher.ResponseData;
+
+const MAX_ERROR_BODY = 64 * 1024;
+
+/**
+ * The one HTTP client for every upstream: an undici Agent with keep-alive pools per
+ * origin, uncapped (or operator-capped) connections so concurrent streams never queue,
+ * and timeouts for connect, response headers and body silence.
+ */
+@Injectable()
+export class UpstreamHttpClient implements OnModuleDestroy {
+  private readonly agent: Agent;
+
+  constructor(config: ConfigService<AllConfig, true>) {
+    const c = config.get('upstream', { infer: true });
+    this.agent = new Agent({
+      connections: c.maxConnections === 0 ? null : c.maxConnections,
+      keepAliveTimeout: c.keepAliveTimeoutMs,
+      headersTimeout: c.headersTimeoutMs,
+      bodyTimeout: c.bodyTimeoutMs,
+      connect: { timeout: c.connectTimeoutMs },
+    });
+  }
+
+  /** Sends the request; resolves with any HTTP status, rejects with typed errors. */
+  async send(req: UpstreamRequest): Promise<UpstreamResponse> {
+    try {
+      return await this.agent.request({
+        origin: new URL(req.url).origin,
+        path: req.url.slice(req.url.indexOf('/', req.url.indexOf('//') + 2)),
+        method: req.method,
+        headers: req.headers,
+        body: req.body,
+        signal: req.signal,
+      });
+    } catch (e) {
+      throw mapTransportError(e, req.signal);
+    }
+  }
+
+  /** Sends the request and throws UpstreamHttpError on a non-2xx status. */
+  async sendOk(req: UpstreamRequest, providerName: string): Promise<UpstreamResponse> {
+    const res = await this.send(req);
+    if (res.statusCode >= 200 && res.statusCode < 300) {
+      return res;
+    }
+    throw await upstreamHttpError(res, providerName);
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    await this.agent.close();
+  }
+}
+
+/** Maps undici/network failures to 502/504, and our own abort to ClientAbortedError. */
+export function mapTransportError(e: unknown, signal?: AbortSignal): Error {
+  if (signal?.aborted) {
+    return new ClientClosedRequestError();
+  }
+  if (e instanceof GatewayError) {
+    return e;
+  }
+  if (
+    e instanceof undiciErrors.HeadersTimeoutError ||
+    e instanceof undiciErrors.BodyTimeoutError ||
+    e instanceof undiciErrors.ConnectTimeoutError
+  ) {
+    return new UpstreamTimeoutError(`The upstream did not answer in time (${e.code}).`, e);
+  }
+  const code = (e as { code?: string }).code ?? (e as Error).name;
+  return new UpstreamConnectionError(`The upstream could not be reached (${code}).`, e);
+}
+
+interface UpstreamErrorInfo {
+  message?: string;
+  code?: string;
+  param?: string;
+}
+
+/** Pulls message/code/param out of an OpenAI or Anthropic error body. */
+function readErrorBody(text: string): UpstreamErrorInfo {
+  try {
+    const body = JSON.parse(text) as {
+      error?: { message?: unknown; code?: unknown; param?: unknown } | string;
+      message?: unknown;
+    };
+    if (typeof body.error === 'object' && body.error !== null) {
+      const { message, code, param } = body.error;
+      return {
+        message: typeof message === 'string' ? message : undefined,
+        code: typeof code === 'string' ? code : undefined,
+        param: typeof param === 'string' ? param : undefined,
+      };
+    }
+    if (typeof body.error === 'string') {
+      return { message: body.error };
+    }
+    if (typeof body.message === 'string') {
+      return { message: body.message };
+    }
+  } catch {
+    // not JSON: the caller falls back to the raw text
+  }
+  return {};
+}
+
+/**
+ * Reads an upstream error response into a typed error that keeps its status class:
+ * 4xx stay (the client can act on them), auth failures of the gateway's own provider
+ * key become 502 (the client's key was fine), 5xx become 502; retry hints are kept.
+ */
+export async function upstreamHttpError(
+  res: UpstreamResponse,
+  providerName: string,
+): Promise<GatewayError> {
+  let text = '';
+  try {
+    text = (await res.body.text()).slice(0, MAX_ERROR_BODY);
+  } catch {
+    // body unreadable: report the status alone
+  }
+  const info = readErrorBody(text);
+  const upstreamSays = info.message ?? (text.trim().slice(0, 500) || `HTTP ${res.statusCode}`);
+  const headers: Record<string, string> = {};
+  for (const name of ['retry-after', 'retry-after-ms', 'x-should-retry']) {
+    const value = res.headers[name];
+    if (typeof value === 'string') {
+      headers[name] = value;
+    }
+  }
+  const status = res.statusCode;
+  if (status === 401 || status === 403) {
+    return new UpstreamHttpError(
+      502,
+      'server',
+      `The upstream provider '${providerName}' rejected the gateway's credentials (HTTP ${status}): ${upstreamSays}`,
+      { code: 'upstream_auth_failed' },
+    );
+  }
+  if (status >= 400 && status < 500) {
+    return new UpstreamHttpError(status, kindForStatus(status), upstreamSays, {
+      code: info.code ?? (status === 429 ? 'rate_limit_exceeded' : null),
+      param: info.param ?? null,
+      headers,
+    });
+  }
+  return new UpstreamHttpError(
+    502,
+    'server',
+    `The upstream provider '${providerName}' failed (HTTP ${status}): ${upstreamSays}`,
+    { code: 'upstream_error', headers },
+  );
+}

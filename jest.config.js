@@ -1,6 +1,7 @@
 /** Unit specs live beside the code, e2e suites under test/. `npm test` runs both. */
 const transform = { '^.+\\.ts$': ['ts-jest', { isolatedModules: true }] };
 module.exports = {
+  testTimeout: 20000,
   projects: [
     {
       displayName: 'unit',
@@ -18,7 +19,6 @@ module.exports = {
       moduleFileExtensions: ['js', 'json', 'ts'],
       transform,
       testEnvironment: 'node',
-      testTimeout: 20000,
     },
   ],
 };

@@ -6,6 +6,8 @@ import { GlobalExceptionFilter } from './common/errors/global-exception.filter';
 import { gatewayConfigModule } from './config';
 import { ChatCompletionsModule } from './formats/chat-completions/chat-completions.module';
 import { HealthModule } from './health/health.module';
+import { MessagesModule } from './formats/messages/messages.module';
+import { ResponsesModule } from './formats/responses/responses.module';
 import { PolicyModule } from './policy/policy.module';
 import { UpstreamModule } from './upstream/upstream.module';
 
@@ -18,6 +20,8 @@ import { UpstreamModule } from './upstream/upstream.module';
     UpstreamModule,
     HealthModule,
     ChatCompletionsModule,
+    ResponsesModule,
+    MessagesModule,
   ],
   providers: [{ provide: APP_FILTER, useClass: GlobalExceptionFilter }],
 })

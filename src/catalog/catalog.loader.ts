@@ -86,6 +86,10 @@ function toModel(
       `${where}.upstream_api: '${upstreamApi}' does not fit provider kind '${provider.kind}'`,
     );
   }
+  const created = m.created ? Date.parse(`${m.created}T00:00:00Z`) : 0;
+  if (Number.isNaN(created)) {
+    problems.push(`${where}.created: '${m.created}' is not a real date`);
+  }
   if (m.max_output_tokens > m.context_window) {
     problems.push(`${where}.max_output_tokens: larger than context_window`);
   }
@@ -95,7 +99,7 @@ function toModel(
     provider,
     family: m.family,
     displayName: m.display_name ?? m.id,
-    created: m.created ? Math.floor(Date.parse(`${m.created}T00:00:00Z`) / 1000) : 0,
+    created: Math.floor(created / 1000),
     contextWindow: m.context_window,
     maxOutputTokens: m.max_output_tokens,
     pricing: {

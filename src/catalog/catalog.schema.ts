@@ -1,5 +1,7 @@
 import { Type } from 'class-transformer';
+import 'reflect-metadata';
 import {
+  ArrayNotEmpty,
   ArrayUnique,
   IsArray,
   IsBoolean,
@@ -69,6 +71,7 @@ export class ModelSchema {
   @IsOptional() @ValidateNested() @Type(() => CapabilitiesSchema) capabilities?: CapabilitiesSchema;
   @IsOptional()
   @IsArray()
+  @ArrayNotEmpty()
   @ArrayUnique()
   @IsIn(ENDPOINTS, { each: true })
   endpoints?: (typeof ENDPOINTS)[number][];

@@ -1,6 +1,6 @@
 import { registerAs } from '@nestjs/config';
 import { Expose } from 'class-transformer';
-import { IsOptional, IsString, ValidateIf, IsNotEmpty } from 'class-validator';
+import { IsOptional, IsString, Matches, ValidateIf } from 'class-validator';
 import { readNamespace } from './validate-env';
 
 /** Client keys accepted by the gateway. */
@@ -10,7 +10,7 @@ export class AuthEnv {
   @Expose()
   @ValidateIf((env: AuthEnv) => env.NODE_ENV === 'production' || env.GATEWAY_API_KEYS !== undefined)
   @IsString()
-  @IsNotEmpty({ message: 'GATEWAY_API_KEYS must list at least one key when NODE_ENV=production' })
+  @Matches(/[^,\s]/, { message: 'GATEWAY_API_KEYS must list at least one key' })
   GATEWAY_API_KEYS?: string;
   @Expose() @IsOptional() @IsString() GATEWAY_DEV_API_KEY?: string;
 }

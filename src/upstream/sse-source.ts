@@ -26,8 +26,9 @@ export function sseFrames(
         );
       },
     });
-    body.setEncoding('utf8');
-    body.on('data', (chunk: string) => parser.feed(chunk));
+    // undici's body ignores setEncoding; a streaming decoder keeps split UTF-8 intact.
+    const decoder = new TextDecoder();
+    body.on('data', (chunk: Buffer) => parser.feed(decoder.decode(chunk, { stream: true })));
     body.on('end', () => {
       ended = true;
       subscriber.complete();

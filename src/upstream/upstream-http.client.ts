@@ -154,7 +154,8 @@ export async function upstreamHttpError(
     return new UpstreamHttpError(
       502,
       'server',
-      `The upstream provider '${providerName}' rejected the gateway's credentials (HTTP ${status}): ${upstreamSays}`,
+      // The upstream's text may quote part of the gateway's own key: keep it out.
+      `The upstream provider '${providerName}' rejected the gateway's credentials (HTTP ${status}).`,
       { code: 'upstream_auth_failed' },
     );
   }

@@ -137,7 +137,14 @@ export function validateChatRequest(body: unknown): ChatCompletionRequestDto {
   if (!isObject(body)) {
     throw new InvalidRequestError('The request body must be a JSON object.', null, 'invalid_json');
   }
-  const view = Object.assign(new ChatCompletionRequestDto(), body);
+  // A shallow view for class-validator. Keys are copied one by one because JSON may
+  // carry an own "__proto__" key, which Object.assign would turn into a prototype swap.
+  const view = new ChatCompletionRequestDto();
+  for (const key of Object.keys(body)) {
+    if (key !== '__proto__') {
+      (view as Record<string, unknown>)[key] = body[key];
+    }
+  }
   const errors = validateSync(view, { forbidUnknownValues: false, stopAtFirstError: true });
   if (errors.length > 0) {
     const first = errors[0];

@@ -199,16 +199,24 @@ export function planLocalAnswer(req: CanonicalRequest): LocalPlan {
   }
 
   const reasoningText = reasoningSentences(req, userText, tool).join('');
-  const reasoning = tokenize(reasoningText);
-  let budget = (req.maxOutputTokens ?? Number.MAX_SAFE_INTEGER) - reasoning.length;
+  const maxTokens = req.maxOutputTokens ?? Number.MAX_SAFE_INTEGER;
+  let reasoning = tokenize(reasoningText);
   let finishReason: FinishReason = 'stop';
+  if (reasoning.length >= maxTokens) {
+    // Thinking alone used up the budget: no answer, as a real model would stop.
+    reasoning = reasoning.slice(0, maxTokens);
+    tool = undefined;
+    replyText = '';
+    finishReason = 'length';
+  }
+  let budget = maxTokens - reasoning.length;
   let text: string[] = [];
   const toolCalls: LocalPlan['toolCalls'] = [];
 
   if (tool) {
     const args = JSON.stringify(buildArguments(tool, userText));
     // Stream the arguments in a few fragments, the way real models do.
-    const pieces = args.match(/.{1,12}/gs) ?? [args];
+    const pieces = args.match(/.{1,12}/gsu) ?? [args];
     toolCalls.push({ id: newId('call_'), name: tool.name, arguments: pieces });
     budget -= pieces.length;
     finishReason = 'tool_calls';
@@ -229,8 +237,10 @@ export function planLocalAnswer(req: CanonicalRequest): LocalPlan {
     reasoning.length + text.length + toolCalls.reduce((n, c) => n + c.arguments.length, 0);
   return {
     reasoning,
-    signature: reasoningText
-      ? createHash('sha256').update(`local-thinking:${reasoningText}`).digest('base64')
+    signature: reasoning.length
+      ? createHash('sha256')
+          .update(`local-thinking:${reasoning.join('')}`)
+          .digest('base64')
       : undefined,
     text,
     toolCalls,

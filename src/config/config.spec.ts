@@ -1,0 +1,238 @@
+import { appConfig } from './app.config';
+import { authConfig } from './auth.config';
+import { catalogConfig } from './catalog.config';
+import { ConfigValidationError, validateEnvironment } from './index';
+import { upstreamConfig } from './upstream.config';
+
+function problemsOf(env: Record<string, unknown>): string[] {
+  try {
+    validateEnvironment(env);
+  } catch (e) {
+    if (e instanceof ConfigValidationError) {
+      return e.problems;
+    }
+    throw e;
+  }
+  throw new Error('expected validateEnvironment to throw');
+}
+
+describe('validateEnvironment', () => {
+  it('accepts an empty environment and returns it unchanged', () => {
+    const env = {};
+    expect(validateEnvironment(env)).toBe(env);
+  });
+
+  it('accepts a fully specified valid environment', () => {
+    const env = {
+      NODE_ENV: 'production',
+      PORT: '8080',
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'debug',
+      MAX_BODY_SIZE: '2MB',
+      SHUTDOWN_TIMEOUT_MS: '0',
+      SSE_KEEPALIVE_MS: '100',
+      CORS_ORIGINS: 'https://a.example',
+      GATEWAY_API_KEYS: 'k1,k2',
+      CATALOG_PATH: '/etc/catalog.yaml',
+      LOCAL_MODEL_TOKEN_DELAY_MS: '0',
+      UPSTREAM_CONNECT_TIMEOUT_MS: '1',
+      UPSTREAM_MAX_CONNECTIONS: '0',
+      OPENAI_BASE_URL: 'http://localhost:9999/v1',
+      ANTHROPIC_BASE_URL: 'https://api.anthropic.com',
+    };
+    expect(validateEnvironment(env)).toBe(env);
+  });
+
+  it('ignores variables that belong to no namespace', () => {
+    expect(() => validateEnvironment({ PATH: '/usr/bin', SOMETHING_ELSE: 'x' })).not.toThrow();
+  });
+
+  it('lists every invalid variable in one ConfigValidationError', () => {
+    const problems = problemsOf({
+      PORT: 'abc',
+      LOG_LEVEL: 'loud',
+      UPSTREAM_CONNECT_TIMEOUT_MS: '-1',
+    });
+    expect(problems).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/^PORT: /),
+        expect.stringMatching(/^LOG_LEVEL: /),
+        expect.stringMatching(/^UPSTREAM_CONNECT_TIMEOUT_MS: /),
+      ]),
+    );
+    const named = new Set(problems.map((p) => p.split(':')[0]));
+    expect([...named].sort()).toEqual(['LOG_LEVEL', 'PORT', 'UPSTREAM_CONNECT_TIMEOUT_MS']);
+  });
+
+  it('puts every problem in the error message', () => {
+    let caught: unknown;
+    try {
+      validateEnvironment({ PORT: '70000', NODE_ENV: 'staging' });
+    } catch (e) {
+      caught = e;
+    }
+    expect(caught).toBeInstanceOf(ConfigValidationError);
+    const err = caught as ConfigValidationError;
+    expect(err.name).toBe('ConfigValidationError');
+    expect(err.message).toContain('PORT');
+    expect(err.message).toContain('NODE_ENV');
+    expect(err.problems).toHaveLength(2);
+  });
+
+  it.each([
+    ['PORT', '-1'],
+    ['PORT', '3000.5'],
+    ['MAX_BODY_SIZE', 'ten megabytes'],
+    ['SSE_KEEPALIVE_MS', '99'],
+    ['SHUTDOWN_TIMEOUT_MS', '-5'],
+    ['LOCAL_MODEL_TOKEN_DELAY_MS', 'fast'],
+    ['UPSTREAM_HEADERS_TIMEOUT_MS', '0'],
+    ['UPSTREAM_MAX_CONNECTIONS', '-1'],
+    ['OPENAI_BASE_URL', 'api.openai.com'],
+    ['ANTHROPIC_BASE_URL', 'ftp://example.com'],
+  ])('rejects %s=%s', (name, value) => {
+    const problems = problemsOf({ [name]: value });
+    expect(problems.length).toBeGreaterThan(0);
+    expect(problems.every((p) => p.startsWith(`${name}: `))).toBe(true);
+  });
+
+  it('treats empty strings as unset', () => {
+    expect(() =>
+      validateEnvironment({
+        PORT: '',
+        LOG_LEVEL: '',
+        UPSTREAM_CONNECT_TIMEOUT_MS: '',
+        OPENAI_BASE_URL: '',
+        NODE_ENV: '',
+      }),
+    ).not.toThrow();
+  });
+
+  it('requires GATEWAY_API_KEYS when NODE_ENV=production', () => {
+    const problems = problemsOf({ NODE_ENV: 'production' });
+    expect(problems.length).toBeGreaterThan(0);
+    expect(problems.every((p) => p.startsWith('GATEWAY_API_KEYS: '))).toBe(true);
+  });
+
+  it('treats an empty GATEWAY_API_KEYS as missing in production', () => {
+    const problems = problemsOf({ NODE_ENV: 'production', GATEWAY_API_KEYS: '' });
+    expect(problems.some((p) => p.startsWith('GATEWAY_API_KEYS: '))).toBe(true);
+  });
+
+  it('does not require GATEWAY_API_KEYS outside production', () => {
+    expect(() => validateEnvironment({ NODE_ENV: 'development' })).not.toThrow();
+    expect(() => validateEnvironment({ NODE_ENV: 'test' })).not.toThrow();
+  });
+
+  it('rejects a GATEWAY_API_KEYS that lists no key in production', () => {
+    const problems = problemsOf({ NODE_ENV: 'production', GATEWAY_API_KEYS: ' , ,' });
+    expect(problems).toEqual([expect.stringMatching(/^GATEWAY_API_KEYS: /)]);
+  });
+});
+
+describe('config namespaces', () => {
+  const saved = process.env;
+
+  function withEnv(vars: Record<string, string>): void {
+    process.env = { ...vars };
+  }
+
+  afterEach(() => {
+    process.env = saved;
+  });
+
+  it('appConfig gives the documented defaults on an empty environment', () => {
+    withEnv({});
+    expect(appConfig()).toEqual({
+      nodeEnv: 'development',
+      port: 3000,
+      host: '0.0.0.0',
+      logLevel: 'info',
+      maxBodySize: '10mb',
+      shutdownTimeoutMs: 30_000,
+      sseKeepaliveMs: 15_000,
+      corsOrigins: [],
+    });
+  });
+
+  it('appConfig converts numbers, lower-cases the body size and splits CORS origins', () => {
+    withEnv({
+      NODE_ENV: 'test',
+      PORT: '8081',
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'warn',
+      MAX_BODY_SIZE: '5MB',
+      SHUTDOWN_TIMEOUT_MS: '1500',
+      SSE_KEEPALIVE_MS: '250',
+      CORS_ORIGINS: ' https://a.example , https://b.example,,',
+    });
+    const cfg = appConfig();
+    expect(cfg).toEqual({
+      nodeEnv: 'test',
+      port: 8081,
+      host: '127.0.0.1',
+      logLevel: 'warn',
+      maxBodySize: '5mb',
+      shutdownTimeoutMs: 1500,
+      sseKeepaliveMs: 250,
+      corsOrigins: ['https://a.example', 'https://b.example'],
+    });
+    expect(typeof cfg.port).toBe('number');
+  });
+
+  it('appConfig uses defaults for variables set to the empty string', () => {
+    withEnv({ PORT: '', LOG_LEVEL: '', CORS_ORIGINS: '' });
+    const cfg = appConfig();
+    expect(cfg.port).toBe(3000);
+    expect(cfg.logLevel).toBe('info');
+    expect(cfg.corsOrigins).toEqual([]);
+  });
+
+  it('authConfig splits and trims the key list', () => {
+    withEnv({ GATEWAY_API_KEYS: ' key-a ,key-b,, ', GATEWAY_DEV_API_KEY: 'dev-1' });
+    expect(authConfig()).toEqual({ apiKeys: ['key-a', 'key-b'], devApiKey: 'dev-1' });
+  });
+
+  it('authConfig has no keys and no dev key by default', () => {
+    withEnv({});
+    expect(authConfig()).toEqual({ apiKeys: [], devApiKey: undefined });
+  });
+
+  it('catalogConfig defaults to config/catalog.yaml and a 20 ms token delay', () => {
+    withEnv({});
+    expect(catalogConfig()).toEqual({ path: 'config/catalog.yaml', localTokenDelayMs: 20 });
+  });
+
+  it('catalogConfig reads CATALOG_PATH and LOCAL_MODEL_TOKEN_DELAY_MS', () => {
+    withEnv({ CATALOG_PATH: '/srv/cat.yaml', LOCAL_MODEL_TOKEN_DELAY_MS: '0' });
+    expect(catalogConfig()).toEqual({ path: '/srv/cat.yaml', localTokenDelayMs: 0 });
+  });
+
+  it('upstreamConfig gives the documented defaults', () => {
+    withEnv({});
+    expect(upstreamConfig()).toEqual({
+      connectTimeoutMs: 10_000,
+      headersTimeoutMs: 600_000,
+      bodyTimeoutMs: 300_000,
+      maxConnections: 0,
+      keepAliveTimeoutMs: 60_000,
+    });
+  });
+
+  it('upstreamConfig reads every timeout as a number', () => {
+    withEnv({
+      UPSTREAM_CONNECT_TIMEOUT_MS: '11',
+      UPSTREAM_HEADERS_TIMEOUT_MS: '22',
+      UPSTREAM_BODY_TIMEOUT_MS: '33',
+      UPSTREAM_MAX_CONNECTIONS: '44',
+      UPSTREAM_KEEPALIVE_TIMEOUT_MS: '55',
+    });
+    expect(upstreamConfig()).toEqual({
+      connectTimeoutMs: 11,
+      headersTimeoutMs: 22,
+      bodyTimeoutMs: 33,
+      maxConnections: 44,
+      keepAliveTimeoutMs: 55,
+    });
+  });
+});

@@ -27,7 +27,14 @@ export class ShutdownState implements BeforeApplicationShutdown {
       return;
     }
     this.logger.log(`shutting down (${signal ?? 'close'}): draining for up to ${timeoutMs} ms`);
+    // Connections whose last stream just finished turn idle after close() was called;
+    // sweep them so a keep-alive socket does not hold the process until the timeout.
     server.closeIdleConnections();
-    setTimeout(() => server.closeAllConnections(), timeoutMs).unref();
+    const sweep = setInterval(() => server.closeIdleConnections(), 100).unref();
+    server.once('close', () => clearInterval(sweep));
+    setTimeout(() => {
+      clearInterval(sweep);
+      server.closeAllConnections();
+    }, timeoutMs).unref();
   }
 }

@@ -1,0 +1,1068 @@
+/**
+ * Gateway overhead benchmark (`npm run bench`). See bench/README.md for what is measured
+ * and how to read the numbers.
+ *
+ * For each upstream variant (0 ms and 20 ms to first byte) it starts a fake
+ * OpenAI-compatible upstream and the built gateway (`node dist/main.js`) as child
+ * processes, then compares the same requests sent straight to the upstream ("direct")
+ * with requests sent through the gateway, in the same run:
+ *   1. non-streamed latency at concurrency 1, direct and gateway interleaved;
+ *   2. time to first content token of streams, interleaved the same way;
+ *   3. throughput and latency under load (autocannon, fixed concurrency).
+ * All traffic stays on 127.0.0.1. Every loop is bounded.
+ */
+import { type ChildProcess, fork, spawn, spawnSync } from 'node:child_process';
+import {
+  closeSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
+import { createServer } from 'node:net';
+import { cpus, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import autocannon from 'autocannon';
+import { Pool } from 'undici';
+import { stringify as toYaml } from 'yaml';
+import type { ListeningMessage } from './fake-upstream';
+
+// ---------------------------------------------------------------------------------------
+// Settings
+// ---------------------------------------------------------------------------------------
+
+const ROOT = join(__dirname, '..');
+const API_KEY = 'bench-key';
+const MODEL = 'bench-model';
+const LOG_LEVEL = 'info';
+const CHAT_PATH = '/v1/chat/completions';
+const CHUNK_COUNT = 10;
+
+/**
+ * BENCH_SCALE (0 < s <= 1) shrinks every count and duration, for a quick smoke run; the
+ * default of 1 gives the published numbers in under 3 minutes on 2 cores.
+ */
+const SCALE = readScale(process.env.BENCH_SCALE);
+
+interface Variant {
+  name: string;
+  latencyMs: number;
+  chunkIntervalMs: number;
+  /** Interleaved non-streamed pairs: warm-up, then measured. */
+  latencyWarmupPairs: number;
+  latencyPairs: number;
+  /** Interleaved streamed pairs: warm-up, then measured. */
+  ttftWarmupPairs: number;
+  ttftPairs: number;
+}
+
+// The 20 ms variant gets fewer pairs: each pair costs two upstream delays, and the whole
+// run must stay within about three minutes.
+const VARIANTS: Variant[] = [
+  {
+    name: 'upstream 0 ms',
+    latencyMs: 0,
+    chunkIntervalMs: 0,
+    latencyWarmupPairs: 1000,
+    latencyPairs: 2000,
+    ttftWarmupPairs: 300,
+    ttftPairs: 1000,
+  },
+  {
+    name: 'upstream 20 ms',
+    latencyMs: 20,
+    chunkIntervalMs: 1,
+    latencyWarmupPairs: 100,
+    latencyPairs: 1000,
+    ttftWarmupPairs: 50,
+    ttftPairs: 400,
+  },
+];
+
+const LOAD = { connections: 50, durationS: 10, warmupS: 2 };
+/** Short bursts before the sequential phases so that the gateway's hot paths are JIT-compiled. */
+const BURST = { connections: 10, durationS: 2 };
+/** Per-request bound for the sequential phases: a stuck gateway fails the run, not hangs it. */
+const REQUEST_TIMEOUT_MS = 10_000;
+const READY_TIMEOUT_MS = 30_000;
+const STOP_TIMEOUT_MS = 10_000;
+
+// ---------------------------------------------------------------------------------------
+// Request bodies: a realistic ~1 KB chat request (system + user message)
+// ---------------------------------------------------------------------------------------
+
+const SYSTEM_PROMPT =
+  'You are a careful support assistant for an online bookshop. Answer in the language of ' +
+  'the customer, in at most three short paragraphs. Never invent order numbers, prices or ' +
+  'delivery dates: when you do not know, say so and point the customer to the order page. ' +
+  'Be polite, concrete and brief; avoid marketing language.';
+
+const USER_MESSAGE =
+  'Hello, I ordered two paperback novels and a hardcover atlas last Tuesday and the ' +
+  'confirmation email said delivery within three to five working days. The tracking page ' +
+  'still shows "label created" and nothing else. I need the atlas for a class next Monday. ' +
+  'Can you tell me whether the parcel has left the warehouse, whether I can still change ' +
+  'the shipping method to express delivery, and what it would cost? If that is not ' +
+  'possible, can I cancel only the atlas and buy it in a shop instead? Thank you very much ' +
+  'for your help, and sorry for the long message. Best regards, Sam';
+
+function chatBody(stream: boolean): string {
+  return JSON.stringify({
+    model: MODEL,
+    messages: [
+      { role: 'system', content: SYSTEM_PROMPT },
+      { role: 'user', content: USER_MESSAGE },
+    ],
+    temperature: 0.2,
+    max_completion_tokens: 512,
+    user: 'bench-user-0001',
+    ...(stream ? { stream: true } : {}),
+  });
+}
+
+const JSON_BODY = chatBody(false);
+// No stream_options: the gateway then asks the upstream for usage itself and strips the
+// usage chunk on the way back, its more expensive (and common) streaming path.
+const STREAM_BODY = chatBody(true);
+// Sent to both targets, so that both receive the same bytes; the fake upstream ignores it.
+const HEADERS = { authorization: `Bearer ${API_KEY}`, 'content-type': 'application/json' };
+
+// ---------------------------------------------------------------------------------------
+// Statistics
+// ---------------------------------------------------------------------------------------
+
+interface Summary {
+  count: number;
+  min: number;
+  mean: number;
+  p50: number;
+  p90: number;
+  p99: number;
+  p999: number;
+  max: number;
+}
+
+/** Nearest-rank percentile of an ascending array. */
+function percentile(sorted: number[], p: number): number {
+  const rank = Math.ceil((p / 100) * sorted.length);
+  return sorted[Math.min(sorted.length - 1, Math.max(0, rank - 1))];
+}
+
+function round(value: number, digits = 4): number {
+  const f = 10 ** digits;
+  return Math.round(value * f) / f;
+}
+
+function summarize(samples: number[]): Summary {
+  const sorted = [...samples].sort((a, b) => a - b);
+  const mean = sorted.reduce((sum, v) => sum + v, 0) / Math.max(1, sorted.length);
+  return {
+    count: sorted.length,
+    min: round(sorted[0] ?? NaN),
+    mean: round(mean),
+    p50: round(percentile(sorted, 50)),
+    p90: round(percentile(sorted, 90)),
+    p99: round(percentile(sorted, 99)),
+    p999: round(percentile(sorted, 99.9)),
+    max: round(sorted[sorted.length - 1] ?? NaN),
+  };
+}
+
+function elapsedMs(start: bigint): number {
+  return Number(process.hrtime.bigint() - start) / 1e6;
+}
+
+// ---------------------------------------------------------------------------------------
+// Child processes: build, fake upstream, gateway
+// ---------------------------------------------------------------------------------------
+
+/** Newest modification time of any file under `dir`. */
+function newestMtime(dir: string): number {
+  let newest = 0;
+  for (const name of readdirSync(dir, { recursive: true, encoding: 'utf8' })) {
+    newest = Math.max(newest, statSync(join(dir, name)).mtimeMs);
+  }
+  return newest;
+}
+
+/** Runs `npx nest build` when dist/main.js is missing or older than a file of src/. */
+function ensureBuilt(): void {
+  const main = join(ROOT, 'dist', 'main.js');
+  let builtAt = 0;
+  try {
+    builtAt = statSync(main).mtimeMs;
+  } catch {
+    // missing: build
+  }
+  if (builtAt > newestMtime(join(ROOT, 'src'))) {
+    return;
+  }
+  log('building the gateway (npx nest build) ...');
+  // Build output goes to stderr so that stdout carries only the results.
+  const result = spawnSync('npx', ['nest', 'build'], { cwd: ROOT, stdio: ['ignore', 2, 2] });
+  if (result.status !== 0) {
+    throw new Error(`npx nest build failed (exit ${result.status ?? result.signal})`);
+  }
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address !== null ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** Resolves when the child exits, or after `ms` with false. */
+function waitExit(child: ChildProcess, ms: number): Promise<boolean> {
+  if (child.exitCode !== null || child.signalCode !== null) {
+    return Promise.resolve(true);
+  }
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => resolve(false), ms);
+    child.once('exit', () => {
+      clearTimeout(timer);
+      resolve(true);
+    });
+  });
+}
+
+/** SIGTERM, then SIGKILL if the child has not exited in time. */
+async function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) {
+    return;
+  }
+  child.kill('SIGTERM');
+  if (!(await waitExit(child, STOP_TIMEOUT_MS))) {
+    child.kill('SIGKILL');
+    await waitExit(child, STOP_TIMEOUT_MS);
+  }
+}
+
+interface UpstreamChild {
+  child: ChildProcess;
+  port: number;
+}
+
+/** Forks bench/fake-upstream.ts (through ts-node) and waits for its port. */
+function startUpstream(variant: Variant): Promise<UpstreamChild> {
+  const child = fork(
+    join(__dirname, 'fake-upstream.ts'),
+    [
+      `--latency-ms=${variant.latencyMs}`,
+      `--chunk-interval-ms=${variant.chunkIntervalMs}`,
+      `--chunk-count=${CHUNK_COUNT}`,
+    ],
+    { execArgv: ['-r', 'ts-node/register/transpile-only'], stdio: ['ignore', 2, 2, 'ipc'] },
+  );
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error('the fake upstream did not start within 30 s'));
+    }, READY_TIMEOUT_MS);
+    child.once('message', (message: ListeningMessage) => {
+      clearTimeout(timer);
+      resolve({ child, port: message.port });
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`the fake upstream exited during startup (code ${code})`));
+    });
+  });
+}
+
+function writeCatalog(dir: string, upstreamPort: number): string {
+  const path = join(dir, 'catalog.yaml');
+  const catalog = {
+    providers: [
+      {
+        name: 'bench-upstream',
+        kind: 'openai-compatible',
+        base_url: `http://127.0.0.1:${upstreamPort}/v1`,
+        api_key_env: 'BENCH_UPSTREAM_API_KEY',
+      },
+    ],
+    models: [
+      {
+        id: MODEL,
+        provider: 'bench-upstream',
+        family: 'openai',
+        context_window: 128_000,
+        max_output_tokens: 16_384,
+        pricing: { input: 1, output: 2 },
+      },
+    ],
+  };
+  writeFileSync(path, toYaml(catalog));
+  return path;
+}
+
+interface GatewayChild {
+  child: ChildProcess;
+  port: number;
+  logPath: string;
+}
+
+/**
+ * Starts `node dist/main.js` with a minimal environment (nothing inherited but PATH, so a
+ * developer's OPENAI_BASE_URL and the like cannot leak in). Its JSON log lines go to a
+ * file, not to a pipe: draining a pipe would cost this process CPU during the run.
+ */
+async function startGateway(dir: string, catalogPath: string): Promise<GatewayChild> {
+  const port = await freePort();
+  const logPath = join(dir, `gateway-${port}.log`);
+  const logFd = openSync(logPath, 'a');
+  const child = spawn(process.execPath, [join(ROOT, 'dist', 'main.js')], {
+    cwd: ROOT,
+    stdio: ['ignore', logFd, logFd],
+    env: {
+      PATH: process.env.PATH ?? '',
+      NODE_ENV: 'production',
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      GATEWAY_API_KEYS: API_KEY,
+      CATALOG_PATH: catalogPath,
+      LOG_LEVEL,
+      BENCH_UPSTREAM_API_KEY: 'sk-bench-upstream',
+      SHUTDOWN_TIMEOUT_MS: '3000',
+    },
+  });
+  closeSync(logFd);
+  try {
+    await waitReady(child, port);
+  } catch (e) {
+    await stopChild(child);
+    throw new Error(`${(e as Error).message}\n${logTail(logPath)}`);
+  }
+  return { child, port, logPath };
+}
+
+function logTail(logPath: string, lines = 15): string {
+  const tail = readFileSync(logPath, 'utf8').trimEnd().split('\n').slice(-lines).join('\n');
+  return `--- last lines of the gateway log (${logPath}) ---\n${tail}`;
+}
+
+/**
+ * A failed request is often only the symptom of a gateway that crashed; when it did,
+ * say so and show how it died, instead of a bare ECONNREFUSED.
+ */
+async function explainFailure(e: unknown, gw: GatewayChild): Promise<Error> {
+  const error = e instanceof Error ? e : new Error(String(e));
+  // The exit event may trail the failed request by a moment.
+  if (await waitExit(gw.child, 1000)) {
+    const how = gw.child.signalCode ?? `code ${gw.child.exitCode}`;
+    return new Error(
+      `${error.message}\nthe gateway process exited (${how})\n${logTail(gw.logPath)}`,
+    );
+  }
+  return error;
+}
+
+/** Polls GET /health/ready until it answers 200; fails if the child exits first. */
+async function waitReady(child: ChildProcess, port: number): Promise<void> {
+  const pool = new Pool(`http://127.0.0.1:${port}`, { connections: 1 });
+  const attempts = READY_TIMEOUT_MS / 100;
+  try {
+    for (let i = 0; i < attempts; i++) {
+      if (child.exitCode !== null || child.signalCode !== null) {
+        throw new Error(`the gateway exited during startup (code ${child.exitCode})`);
+      }
+      try {
+        const res = await pool.request({ path: '/health/ready', method: 'GET' });
+        await res.body.dump();
+        if (res.statusCode === 200) {
+          return;
+        }
+      } catch {
+        // not listening yet
+      }
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    throw new Error(`the gateway was not ready within ${READY_TIMEOUT_MS / 1000} s`);
+  } finally {
+    await pool.close();
+  }
+}
+
+// Units of utime/stime in /proc/<pid>/stat; 100 on practically every Linux.
+const CLOCK_TICKS = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout) || 100;
+
+/** User+system CPU time of a process, in ms; undefined where /proc is not available. */
+function cpuTimeMs(pid: number | undefined): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the parenthesised command name; utime and stime are fields 14 and 15.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
+  } catch {
+    return undefined;
+  }
+}
+
+interface LogSummary {
+  lines: number;
+  byLevel: Record<string, number>;
+  nonOkAccessLines: number;
+  /** Up to 10 distinct warn-or-worse messages. */
+  problems: string[];
+}
+
+const PINO_LEVELS: Record<number, string> = {
+  10: 'trace',
+  20: 'debug',
+  30: 'info',
+  40: 'warn',
+  50: 'error',
+  60: 'fatal',
+};
+
+/** Reads the gateway's JSON log: counts per level, failed requests, warnings and errors. */
+function summarizeLog(path: string): LogSummary {
+  const summary: LogSummary = { lines: 0, byLevel: {}, nonOkAccessLines: 0, problems: [] };
+  for (const line of readFileSync(path, 'utf8').split('\n')) {
+    if (line.trim() === '') {
+      continue;
+    }
+    summary.lines++;
+    let entry: { level?: number; msg?: string; status?: number; err?: { message?: string } };
+    try {
+      entry = JSON.parse(line);
+    } catch {
+      entry = { level: 50, msg: `non-JSON output: ${line.slice(0, 200)}` };
+    }
+    const level = PINO_LEVELS[entry.level ?? 30] ?? String(entry.level);
+    summary.byLevel[level] = (summary.byLevel[level] ?? 0) + 1;
+    if (entry.msg === 'request' && entry.status !== 200) {
+      summary.nonOkAccessLines++;
+    }
+    const text = `${level}: ${entry.msg ?? ''}${entry.err?.message ? ` (${entry.err.message})` : ''}`;
+    if ((entry.level ?? 0) >= 40 && summary.problems.length < 10) {
+      if (!summary.problems.includes(text)) {
+        summary.problems.push(text);
+      }
+    }
+  }
+  return summary;
+}
+
+// ---------------------------------------------------------------------------------------
+// Client: one keep-alive connection per target for the sequential phases
+// ---------------------------------------------------------------------------------------
+
+interface Target {
+  name: 'direct' | 'gateway';
+  origin: string;
+  pool: Pool;
+}
+
+function target(name: Target['name'], port: number): Target {
+  const origin = `http://127.0.0.1:${port}`;
+  const pool = new Pool(origin, {
+    connections: 1,
+    keepAliveTimeout: 120_000,
+    headersTimeout: REQUEST_TIMEOUT_MS,
+    bodyTimeout: REQUEST_TIMEOUT_MS,
+  });
+  return { name, origin, pool };
+}
+
+/** Anomalies seen in answers (wrong shape, missing [DONE], ...), counted by message. */
+type Anomalies = Map<string, number>;
+
+function note(anomalies: Anomalies, message: string | undefined): void {
+  if (message !== undefined) {
+    anomalies.set(message, (anomalies.get(message) ?? 0) + 1);
+  }
+}
+
+function checkCompletion(t: Target, text: string): string | undefined {
+  try {
+    const body = JSON.parse(text);
+    if (body.model !== MODEL || typeof body.choices?.[0]?.message?.content !== 'string') {
+      return `${t.name}: unexpected chat.completion shape`;
+    }
+    if (typeof body.usage?.total_tokens !== 'number') {
+      return `${t.name}: chat.completion without usage`;
+    }
+    return undefined;
+  } catch {
+    return `${t.name}: non-JSON chat.completion`;
+  }
+}
+
+/** One non-streamed request: ms from send to the last byte of the body. */
+async function timeCompletion(t: Target, anomalies: Anomalies, check: boolean): Promise<number> {
+  const start = process.hrtime.bigint();
+  const res = await t.pool.request({
+    path: CHAT_PATH,
+    method: 'POST',
+    headers: HEADERS,
+    body: JSON_BODY,
+  });
+  const text = await res.body.text();
+  const ms = elapsedMs(start);
+  if (res.statusCode !== 200) {
+    throw new Error(`${t.name} answered HTTP ${res.statusCode}: ${text.slice(0, 500)}`);
+  }
+  if (check) {
+    note(anomalies, checkCompletion(t, text));
+  }
+  return ms;
+}
+
+interface StreamTiming {
+  /** Request start to the first `data:` chunk with non-empty delta content. */
+  ttftMs: number;
+  /** Request start to the end of the body. */
+  totalMs: number;
+}
+
+interface StreamShape {
+  firstContentAt?: bigint;
+  contentChunks: number;
+  usageChunks: number;
+  /** `data:` lines that are not JSON (a broken relay would show up here). */
+  malformed: number;
+  sawDone: boolean;
+}
+
+function readSseLine(line: string, shape: StreamShape): void {
+  if (!line.startsWith('data: ')) {
+    return;
+  }
+  const data = line.slice(6);
+  if (data === '[DONE]') {
+    shape.sawDone = true;
+    return;
+  }
+  let chunk;
+  try {
+    chunk = JSON.parse(data);
+  } catch {
+    shape.malformed++;
+    return;
+  }
+  if (Array.isArray(chunk.choices) && chunk.choices.length === 0) {
+    shape.usageChunks++;
+  } else if (
+    typeof chunk.choices?.[0]?.delta?.content === 'string' &&
+    chunk.choices[0].delta.content !== ''
+  ) {
+    shape.contentChunks++;
+    shape.firstContentAt ??= process.hrtime.bigint();
+  }
+}
+
+function checkStream(t: Target, shape: StreamShape): string | undefined {
+  if (shape.malformed > 0) {
+    return `${t.name}: data: lines that are not JSON`;
+  }
+  if (shape.contentChunks !== CHUNK_COUNT) {
+    return `${t.name}: ${shape.contentChunks} content chunks instead of ${CHUNK_COUNT}`;
+  }
+  if (!shape.sawDone) {
+    return `${t.name}: stream without data: [DONE]`;
+  }
+  // The client did not ask for usage, so no usage chunk may reach it.
+  return shape.usageChunks > 0 ? `${t.name}: usage chunk sent though not requested` : undefined;
+}
+
+/** One streamed request, read to the end; the clock stops at the first content chunk. */
+async function timeStream(t: Target, anomalies: Anomalies): Promise<StreamTiming> {
+  const start = process.hrtime.bigint();
+  const res = await t.pool.request({
+    path: CHAT_PATH,
+    method: 'POST',
+    headers: HEADERS,
+    body: STREAM_BODY,
+  });
+  if (res.statusCode !== 200) {
+    const text = await res.body.text();
+    throw new Error(`${t.name} answered HTTP ${res.statusCode}: ${text.slice(0, 500)}`);
+  }
+  const shape: StreamShape = { contentChunks: 0, usageChunks: 0, malformed: 0, sawDone: false };
+  let pending = '';
+  res.body.setEncoding('utf8');
+  for await (const piece of res.body) {
+    pending += piece as string;
+    let newline = pending.indexOf('\n');
+    while (newline >= 0) {
+      readSseLine(pending.slice(0, newline).replace(/\r$/, ''), shape);
+      pending = pending.slice(newline + 1);
+      newline = pending.indexOf('\n');
+    }
+  }
+  const totalMs = elapsedMs(start);
+  note(anomalies, checkStream(t, shape));
+  const ttftMs =
+    shape.firstContentAt === undefined ? NaN : Number(shape.firstContentAt - start) / 1e6;
+  return { ttftMs, totalMs };
+}
+
+/** Runs `count` pairs A, B, A, B, ... strictly one request at a time. */
+async function interleave<T>(
+  count: number,
+  a: () => Promise<T>,
+  b: () => Promise<T>,
+): Promise<{ a: T[]; b: T[] }> {
+  const out = { a: [] as T[], b: [] as T[] };
+  for (let i = 0; i < count; i++) {
+    out.a.push(await a());
+    out.b.push(await b());
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------
+// Phases
+// ---------------------------------------------------------------------------------------
+
+interface Comparison {
+  direct: Summary;
+  gateway: Summary;
+  /** Gateway minus direct, percentile by percentile. */
+  added: { p50: number; p90: number; p99: number; mean: number };
+  /** Percentiles of the per-pair differences (gateway minus direct of the same pair). */
+  pairedDelta: Summary;
+}
+
+function compare(direct: number[], gateway: number[]): Comparison {
+  const d = summarize(direct);
+  const g = summarize(gateway);
+  return {
+    direct: d,
+    gateway: g,
+    added: {
+      p50: round(g.p50 - d.p50),
+      p90: round(g.p90 - d.p90),
+      p99: round(g.p99 - d.p99),
+      mean: round(g.mean - d.mean),
+    },
+    pairedDelta: summarize(gateway.map((v, i) => v - direct[i])),
+  };
+}
+
+async function measureLatency(
+  v: Variant,
+  direct: Target,
+  gateway: Target,
+  anomalies: Anomalies,
+): Promise<Comparison> {
+  const warm = Math.ceil(v.latencyWarmupPairs * SCALE);
+  await interleave(
+    warm,
+    () => timeCompletion(direct, anomalies, true),
+    () => timeCompletion(gateway, anomalies, true),
+  );
+  const { a, b } = await interleave(
+    Math.ceil(v.latencyPairs * SCALE),
+    () => timeCompletion(direct, anomalies, false),
+    () => timeCompletion(gateway, anomalies, false),
+  );
+  return compare(a, b);
+}
+
+interface StreamComparison {
+  ttft: Comparison;
+  total: Comparison;
+}
+
+async function measureTtft(
+  v: Variant,
+  direct: Target,
+  gateway: Target,
+  anomalies: Anomalies,
+): Promise<StreamComparison> {
+  await interleave(
+    Math.ceil(v.ttftWarmupPairs * SCALE),
+    () => timeStream(direct, anomalies),
+    () => timeStream(gateway, anomalies),
+  );
+  const { a, b } = await interleave(
+    Math.ceil(v.ttftPairs * SCALE),
+    () => timeStream(direct, anomalies),
+    () => timeStream(gateway, anomalies),
+  );
+  return {
+    ttft: compare(
+      a.map((s) => s.ttftMs),
+      b.map((s) => s.ttftMs),
+    ),
+    total: compare(
+      a.map((s) => s.totalMs),
+      b.map((s) => s.totalMs),
+    ),
+  };
+}
+
+function cannon(
+  t: Target,
+  body: string,
+  connections: number,
+  durationS: number,
+): Promise<autocannon.Result> {
+  return autocannon({
+    url: t.origin + CHAT_PATH,
+    method: 'POST',
+    headers: HEADERS,
+    body,
+    connections,
+    duration: Math.max(1, Math.round(durationS * SCALE)),
+  });
+}
+
+/** Short concurrent bursts of both request kinds, to JIT-compile the hot paths first. */
+async function burst(t: Target): Promise<void> {
+  for (const [kind, body] of [
+    ['non-streamed', JSON_BODY],
+    ['streamed', STREAM_BODY],
+  ]) {
+    const r = await cannon(t, body, BURST.connections, BURST.durationS);
+    // Measuring a target that fails already under light load would be meaningless.
+    if (r.errors + r.timeouts + r.non2xx > 0) {
+      throw new Error(
+        `${t.name}: ${r.errors} errors, ${r.timeouts} timeouts, ${r.non2xx} non-2xx answers ` +
+          `during the ${kind} warm-up burst`,
+      );
+    }
+  }
+}
+
+interface LoadResult {
+  requestsPerSec: number;
+  requestsTotal: number;
+  latencyMs: { mean: number; p50: number; p90: number; p99: number; max: number };
+  non2xx: number;
+  errors: number;
+  timeouts: number;
+  /** CPU time the gateway process used per request, in µs (gateway target; Linux only). */
+  gatewayCpuUsPerRequest?: number;
+  /**
+   * The same for the fake upstream: a bare node:http server, so on the direct run it
+   * calibrates how fast this machine is, and puts the gateway's figure in proportion.
+   */
+  upstreamCpuUsPerRequest?: number;
+}
+
+/** CPU time used per request, in µs, between two readings of cpuTimeMs. */
+function cpuPerRequest(
+  before: number | undefined,
+  after: number | undefined,
+  requests: number,
+): number | undefined {
+  if (before === undefined || after === undefined || requests === 0) {
+    return undefined;
+  }
+  return round(((after - before) * 1000) / requests, 1);
+}
+
+async function measureLoad(
+  t: Target,
+  pids: { upstream?: number; gateway?: number },
+): Promise<LoadResult> {
+  await cannon(t, JSON_BODY, LOAD.connections, LOAD.warmupS);
+  const gatewayBefore = cpuTimeMs(pids.gateway);
+  const upstreamBefore = cpuTimeMs(pids.upstream);
+  const r = await cannon(t, JSON_BODY, LOAD.connections, LOAD.durationS);
+  const total = r.requests.total;
+  return {
+    requestsPerSec: round(r.requests.average, 1),
+    requestsTotal: total,
+    latencyMs: {
+      mean: round(r.latency.mean, 3),
+      p50: r.latency.p50,
+      p90: r.latency.p90,
+      p99: r.latency.p99,
+      max: r.latency.max,
+    },
+    non2xx: r.non2xx,
+    errors: r.errors,
+    timeouts: r.timeouts,
+    gatewayCpuUsPerRequest: cpuPerRequest(gatewayBefore, cpuTimeMs(pids.gateway), total),
+    upstreamCpuUsPerRequest: cpuPerRequest(upstreamBefore, cpuTimeMs(pids.upstream), total),
+  };
+}
+
+// ---------------------------------------------------------------------------------------
+// One variant, end to end
+// ---------------------------------------------------------------------------------------
+
+interface VariantResult {
+  variant: Variant;
+  latency: Comparison;
+  stream: StreamComparison;
+  load: { direct: LoadResult; gateway: LoadResult };
+  anomalies: Record<string, number>;
+  gatewayLog: LogSummary;
+}
+
+async function measurePhases(
+  v: Variant,
+  direct: Target,
+  gateway: Target,
+  pids: { upstream?: number; gateway?: number },
+): Promise<Omit<VariantResult, 'gatewayLog'>> {
+  const anomalies: Anomalies = new Map();
+  log(`[${v.name}] warm-up bursts ...`);
+  await burst(direct);
+  await burst(gateway);
+  log(`[${v.name}] non-streamed latency, concurrency 1 ...`);
+  const latency = await measureLatency(v, direct, gateway, anomalies);
+  log(`[${v.name}] time to first token, concurrency 1 ...`);
+  const stream = await measureTtft(v, direct, gateway, anomalies);
+  log(`[${v.name}] throughput, ${LOAD.connections} connections ...`);
+  const load = {
+    direct: await measureLoad(direct, { upstream: pids.upstream }),
+    gateway: await measureLoad(gateway, pids),
+  };
+  return { variant: v, latency, stream, load, anomalies: Object.fromEntries(anomalies) };
+}
+
+async function runVariant(v: Variant, dir: string): Promise<VariantResult> {
+  log(`[${v.name}] starting the fake upstream and the gateway ...`);
+  const upstream = await startUpstream(v);
+  const stopUpstream = onCleanup(() => stopChild(upstream.child));
+  const gw = await startGateway(dir, writeCatalog(dir, upstream.port));
+  const stopGateway = onCleanup(() => stopChild(gw.child));
+  const direct = target('direct', upstream.port);
+  const gateway = target('gateway', gw.port);
+  let measured: Omit<VariantResult, 'gatewayLog'>;
+  try {
+    measured = await measurePhases(v, direct, gateway, {
+      upstream: upstream.child.pid,
+      gateway: gw.child.pid,
+    });
+  } catch (e) {
+    throw await explainFailure(e, gw);
+  } finally {
+    await direct.pool.close();
+    await gateway.pool.close();
+    await stopGateway();
+    await stopUpstream();
+  }
+  // Read only now: the log is complete once the gateway has exited.
+  const gatewayLog = summarizeLog(gw.logPath);
+  rmSync(gw.logPath);
+  return { ...measured, gatewayLog };
+}
+
+// ---------------------------------------------------------------------------------------
+// Output
+// ---------------------------------------------------------------------------------------
+
+function log(message: string): void {
+  process.stderr.write(`${message}\n`);
+}
+
+function fmt(value: number | undefined, digits = 3): string {
+  return value === undefined || Number.isNaN(value) ? '-' : value.toFixed(digits);
+}
+
+function signed(value: number, digits = 3): string {
+  return `${value >= 0 ? '+' : ''}${value.toFixed(digits)}`;
+}
+
+function row(label: string, direct = '', gateway = '', added = ''): string {
+  return `    ${label.padEnd(32)}${direct.padStart(12)}${gateway.padStart(12)}${added.padStart(14)}`;
+}
+
+function comparisonRows(label: string, c: Comparison): string[] {
+  return [
+    row(`${label} p50 (ms)`, fmt(c.direct.p50), fmt(c.gateway.p50), signed(c.added.p50)),
+    row(`${label} p99 (ms)`, fmt(c.direct.p99), fmt(c.gateway.p99), signed(c.added.p99)),
+    row(
+      `${label} paired Δ p50 / p99`,
+      '',
+      '',
+      `${fmt(c.pairedDelta.p50)} / ${fmt(c.pairedDelta.p99)}`,
+    ),
+  ];
+}
+
+function loadRows(load: VariantResult['load']): string[] {
+  const { direct: d, gateway: g } = load;
+  const change = ((g.requestsPerSec - d.requestsPerSec) / d.requestsPerSec) * 100;
+  const counts = (r: LoadResult): string => `${r.non2xx}/${r.errors}/${r.timeouts}`;
+  return [
+    row('requests/s', fmt(d.requestsPerSec, 0), fmt(g.requestsPerSec, 0), `${signed(change, 1)}%`),
+    row(
+      'latency p50 (ms)',
+      fmt(d.latencyMs.p50, 0),
+      fmt(g.latencyMs.p50, 0),
+      signed(g.latencyMs.p50 - d.latencyMs.p50, 0),
+    ),
+    row(
+      'latency p99 (ms)',
+      fmt(d.latencyMs.p99, 0),
+      fmt(g.latencyMs.p99, 0),
+      signed(g.latencyMs.p99 - d.latencyMs.p99, 0),
+    ),
+    row('non-2xx / errors / timeouts', counts(d), counts(g)),
+    row('gateway CPU per request (µs)', '', fmt(g.gatewayCpuUsPerRequest, 0)),
+    row(
+      'upstream CPU per request (µs)',
+      fmt(d.upstreamCpuUsPerRequest, 0),
+      fmt(g.upstreamCpuUsPerRequest, 0),
+    ),
+  ];
+}
+
+function problemLines(r: VariantResult): string[] {
+  const gl = r.gatewayLog;
+  const lines = [
+    `  gateway log: ${gl.lines} lines ${JSON.stringify(gl.byLevel)}, non-200 requests: ${gl.nonOkAccessLines}`,
+    ...gl.problems.map((p) => `    ${p}`),
+  ];
+  for (const [message, count] of Object.entries(r.anomalies)) {
+    lines.push(`  ANOMALY x${count}: ${message}`);
+  }
+  return lines;
+}
+
+function variantTable(r: VariantResult): string {
+  const v = r.variant;
+  const seconds = Math.max(1, Math.round(LOAD.durationS * SCALE));
+  return [
+    '',
+    `${v.name} to first byte; streams: ${CHUNK_COUNT} content chunks ${v.chunkIntervalMs} ms apart`,
+    row('', 'direct', 'gateway', 'added'),
+    `  Non-stream, concurrency 1 (n=${r.latency.direct.count} pairs)`,
+    ...comparisonRows('latency', r.latency),
+    `  Stream, concurrency 1 (n=${r.stream.ttft.direct.count} pairs)`,
+    ...comparisonRows('TTFT', r.stream.ttft),
+    row(
+      'whole stream p50 (ms)',
+      fmt(r.stream.total.direct.p50),
+      fmt(r.stream.total.gateway.p50),
+      signed(r.stream.total.added.p50),
+    ),
+    `  Non-stream, ${LOAD.connections} connections, ${seconds} s (autocannon, 1 ms resolution)`,
+    ...loadRows(r.load),
+    ...problemLines(r),
+  ].join('\n');
+}
+
+interface Environment {
+  node: string;
+  cpus: number;
+  cpuModel: string;
+  platform: string;
+  logLevel: string;
+  gitCommit?: string;
+  gitDirty?: boolean;
+  scale: number;
+}
+
+function environment(): Environment {
+  const git = (args: string[]): string | undefined => {
+    const r = spawnSync('git', args, { cwd: ROOT, encoding: 'utf8' });
+    return r.status === 0 ? r.stdout.trim() : undefined;
+  };
+  const status = git(['status', '--porcelain', '--', 'src']);
+  return {
+    node: process.version,
+    cpus: cpus().length,
+    cpuModel: cpus()[0]?.model ?? 'unknown',
+    platform: `${process.platform}-${process.arch}`,
+    logLevel: LOG_LEVEL,
+    gitCommit: git(['rev-parse', '--short', 'HEAD']),
+    gitDirty: status === undefined ? undefined : status !== '',
+    scale: SCALE,
+  };
+}
+
+function printReport(env: Environment, results: VariantResult[]): void {
+  const head = [
+    'Reasoning Inference Gateway - overhead benchmark',
+    `node ${env.node}, ${env.cpus} CPUs (${env.cpuModel}), ${env.platform}`,
+    `gateway: node dist/main.js, NODE_ENV=production, LOG_LEVEL=${env.logLevel} (one access-log line per request, to a file)`,
+    `commit ${env.gitCommit ?? '?'}${env.gitDirty ? ' + uncommitted changes in src/' : ''}; all processes share the same ${env.cpus} CPUs`,
+  ];
+  if (env.scale !== 1) {
+    head.push(`BENCH_SCALE=${env.scale}: reduced counts, not for publication`);
+  }
+  process.stdout.write(`${head.join('\n')}\n${results.map(variantTable).join('\n')}\n`);
+}
+
+function writeResults(env: Environment, results: VariantResult[]): string {
+  const dir = join(__dirname, 'results');
+  mkdirSync(dir, { recursive: true });
+  // Colons are not allowed in Windows file names.
+  const path = join(dir, `${new Date().toISOString().replace(/:/g, '-')}.json`);
+  const settings = { chunkCount: CHUNK_COUNT, load: LOAD, burst: BURST };
+  writeFileSync(path, `${JSON.stringify({ environment: env, settings, results }, null, 2)}\n`);
+  return path;
+}
+
+// ---------------------------------------------------------------------------------------
+// Main, with cleanup on every exit path
+// ---------------------------------------------------------------------------------------
+
+const cleanups: (() => Promise<void>)[] = [];
+
+/** Registers a cleanup step; the returned function runs it early. Each step runs at most once. */
+function onCleanup(step: () => Promise<void>): () => Promise<void> {
+  let done = false;
+  const once = async (): Promise<void> => {
+    if (!done) {
+      done = true;
+      await step();
+    }
+  };
+  cleanups.push(once);
+  return once;
+}
+
+async function cleanUp(): Promise<void> {
+  for (const step of cleanups.reverse()) {
+    await step().catch(() => undefined);
+  }
+}
+
+function readScale(raw: string | undefined): number {
+  const value = raw === undefined || raw === '' ? 1 : Number(raw);
+  if (!(value > 0 && value <= 1)) {
+    throw new Error(`BENCH_SCALE must be a number in (0, 1], not ${raw}`);
+  }
+  return value;
+}
+
+async function main(): Promise<void> {
+  ensureBuilt();
+  const dir = mkdtempSync(join(tmpdir(), 'gateway-bench-'));
+  log(`temporary catalog and gateway logs in ${dir} (kept if the run fails)`);
+  const env = environment();
+  const results: VariantResult[] = [];
+  for (const variant of VARIANTS) {
+    results.push(await runVariant(variant, dir));
+  }
+  rmSync(dir, { recursive: true, force: true });
+  printReport(env, results);
+  log(`\nresults written to ${writeResults(env, results)}`);
+}
+
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    log(`${signal}: stopping the child processes ...`);
+    void cleanUp().then(() => process.exit(130));
+  });
+}
+
+main()
+  .then(async () => {
+    await cleanUp();
+    process.exit(0);
+  })
+  .catch(async (e: unknown) => {
+    log(`\nbenchmark FAILED: ${e instanceof Error ? e.message : String(e)}`);
+    await cleanUp();
+    process.exit(1);
+  });

@@ -16,6 +16,7 @@ export function createCallContext(req: GatewayRequest, res: GatewayResponse): Ca
   return {
     requestId: req.ctx.requestId,
     signal: controller.signal,
+    abort: () => controller.abort(),
     flow: new FlowControl(),
     clientHeaders: req.headers,
   };

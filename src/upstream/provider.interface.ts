@@ -7,8 +7,10 @@ import type { SseFrame } from '../common/sse/sse-writer';
 /** Per-call plumbing every provider receives. */
 export interface CallContext {
   requestId: string;
-  /** Aborted when the client goes away. */
+  /** Aborted when the client goes away, or when the provider calls `abort()`. */
   signal: AbortSignal;
+  /** Cancels the upstream call (e.g. when a stream's subscriber unsubscribes). */
+  abort(): void;
   flow: FlowControl;
   /** Client headers a provider may forward (e.g. `anthropic-version`, `anthropic-beta`). */
   clientHeaders: Record<string, string | string[] | undefined>;

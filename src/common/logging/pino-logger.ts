@@ -4,16 +4,21 @@ import type { LogLevel } from '../../config/app.config';
 
 /** The process-wide pino logger: JSON lines on stdout. */
 export function createRootLogger(level: LogLevel): Logger {
-  return pino({
-    level,
-    base: { service: 'reasoning-gateway' },
-    timestamp: pino.stdTimeFunctions.isoTime,
-    // Belt and braces: these never reach the logger, and would be masked if they did.
-    redact: {
-      paths: ['headers.authorization', 'headers["x-api-key"]', '*.apiKey', 'apiKey'],
-      censor: '[redacted]',
+  // Asynchronous writes keep stdout off the request path; pino flushes them on exit.
+  const destination = pino.destination({ dest: 1, sync: false });
+  return pino(
+    {
+      level,
+      base: { service: 'reasoning-gateway' },
+      timestamp: pino.stdTimeFunctions.isoTime,
+      // Belt and braces: these never reach the logger, and would be masked if they did.
+      redact: {
+        paths: ['headers.authorization', 'headers["x-api-key"]', '*.apiKey', 'apiKey'],
+        censor: '[redacted]',
+      },
     },
-  });
+    destination,
+  );
 }
 
 /** Routes Nest's own log calls (boot, lifecycle, unexpected errors) into pino. */

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import type { NextFunction, Request, Response } from 'express';
 import type { Logger } from 'pino';
 import type { GatewayRequest } from '../request-context';
@@ -18,7 +18,7 @@ export function requestContextMiddleware(logger: Logger) {
     const requestId =
       typeof incoming === 'string' && CLIENT_REQUEST_ID.test(incoming)
         ? incoming
-        : `req_${randomBytes(12).toString('hex')}`;
+        : `req_${randomUUID().replaceAll('-', '').slice(0, 24)}`;
     req.ctx = { requestId, startedAt: process.hrtime.bigint() };
     res.setHeader('x-request-id', requestId);
     res.setHeader('request-id', requestId);

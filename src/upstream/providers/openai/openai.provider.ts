@@ -35,8 +35,7 @@ export class OpenAiProvider implements UpstreamProvider {
     if (path === undefined) {
       throw new Error(`provider ${this.config.name} cannot pass through ${call.format}`);
     }
-    const own = new AbortController();
-    const signal = AbortSignal.any([call.ctx.signal, own.signal]);
+    const { signal } = call.ctx;
     const res = await this.http.sendOk(
       {
         url: this.config.baseUrl + path,
@@ -56,7 +55,7 @@ export class OpenAiProvider implements UpstreamProvider {
       }
       return { kind: 'json', status: res.statusCode, body, contentType: 'application/json' };
     }
-    return { kind: 'stream', frames: sseFrames(res, call.ctx.flow, () => own.abort(), signal) };
+    return { kind: 'stream', frames: sseFrames(res, call.ctx.flow, call.ctx.abort, signal) };
   }
 }
 

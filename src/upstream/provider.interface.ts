@@ -10,7 +10,7 @@ export interface CallContext {
   /** Aborted when the client goes away, or when the provider calls `abort()`. */
   signal: AbortSignal;
   /** Cancels the upstream call (e.g. when a stream's subscriber unsubscribes). */
-  abort(): void;
+  abort: () => void;
   flow: FlowControl;
   /** Client headers a provider may forward (e.g. `anthropic-version`, `anthropic-beta`). */
   clientHeaders: Record<string, string | string[] | undefined>;
@@ -23,6 +23,14 @@ export interface PassthroughCall {
   /** Serialized body to send (model id already mapped). */
   body: string | Buffer;
   stream: boolean;
+  ctx: CallContext;
+}
+
+/** A GET or DELETE of a resource the provider stores (e.g. a Responses API response). */
+export interface ResourceCall {
+  method: 'GET' | 'DELETE';
+  /** Path below the provider's base URL, already encoded, query string included. */
+  path: string;
   ctx: CallContext;
 }
 
@@ -39,6 +47,11 @@ export interface UpstreamProvider {
   readonly config: CatalogProvider;
   /** Forwards a native body; resolves once the upstream answered 2xx (rejects otherwise). */
   passthrough?(call: PassthroughCall): Promise<PassthroughResult>;
+  /**
+   * Forwards a GET/DELETE of a stored resource; resolves once the upstream answered 2xx
+   * (rejects otherwise). An SSE answer comes back as frames.
+   */
+  resource?(call: ResourceCall): Promise<PassthroughResult>;
   /** Serves a canonical request as a canonical event stream. */
   generate?(
     request: CanonicalRequest,

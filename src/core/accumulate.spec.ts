@@ -1,4 +1,5 @@
-import { ResponseAccumulator } from './accumulate';
+import { from, throwError } from 'rxjs';
+import { ResponseAccumulator, collectResponse } from './accumulate';
 import type { CanonicalEvent } from './canonical';
 
 function accumulate(events: CanonicalEvent[]): ResponseAccumulator {
@@ -101,5 +102,38 @@ describe('ResponseAccumulator', () => {
       { type: 'message_stop', finishReason: 'stop', usage: { inputTokens: 0, outputTokens: 0 } },
     ]);
     expect(() => acc.result()).toThrow(/message_start/);
+  });
+
+  it('keeps the stop sequence that message_stop names', () => {
+    const acc = accumulate([
+      { type: 'message_start', id: 'x', model: 'm', created: 1 },
+      {
+        type: 'message_stop',
+        finishReason: 'stop',
+        stopSequence: 'END',
+        usage: { inputTokens: 1, outputTokens: 2 },
+      },
+    ]);
+    expect(acc.result()).toMatchObject({ finishReason: 'stop', stopSequence: 'END' });
+  });
+});
+
+describe('collectResponse', () => {
+  it('runs an event stream to its end and returns the whole response', async () => {
+    const response = await collectResponse(
+      from<CanonicalEvent[]>([
+        { type: 'message_start', id: 'x', model: 'm', created: 1 },
+        { type: 'block_start', index: 0, block: { kind: 'text' } },
+        { type: 'text_delta', index: 0, text: 'hi' },
+        { type: 'block_stop', index: 0 },
+        { type: 'message_stop', finishReason: 'stop', usage: { inputTokens: 1, outputTokens: 1 } },
+      ]),
+    );
+    expect(response).toMatchObject({ id: 'x', content: [{ type: 'text', text: 'hi' }] });
+    expect(response.usage).toEqual({ inputTokens: 1, outputTokens: 1 });
+  });
+
+  it('rejects with the error of a failing stream', async () => {
+    await expect(collectResponse(throwError(() => new Error('boom')))).rejects.toThrow('boom');
   });
 });

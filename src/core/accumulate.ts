@@ -1,3 +1,4 @@
+import { type Observable, lastValueFrom, reduce } from 'rxjs';
 import type { CanonicalEvent, CanonicalResponse, OutputBlock } from './canonical';
 
 /**
@@ -57,6 +58,9 @@ export class ResponseAccumulator {
         if (this.response) {
           this.response.finishReason = event.finishReason;
           this.response.usage = event.usage;
+          if (event.stopSequence !== undefined) {
+            this.response.stopSequence = event.stopSequence;
+          }
         }
         return;
     }
@@ -69,4 +73,19 @@ export class ResponseAccumulator {
     }
     return this.response;
   }
+}
+
+/** Runs a canonical event stream to its end and returns what it adds up to. */
+export async function collectResponse(
+  events: Observable<CanonicalEvent>,
+): Promise<CanonicalResponse> {
+  const accumulator = await lastValueFrom(
+    events.pipe(
+      reduce((acc, event) => {
+        acc.push(event);
+        return acc;
+      }, new ResponseAccumulator()),
+    ),
+  );
+  return accumulator.result();
 }

@@ -109,7 +109,13 @@ export type CanonicalEvent =
   | { type: 'reasoning_signature'; index: number; signature: string }
   | { type: 'tool_arguments_delta'; index: number; json: string }
   | { type: 'block_stop'; index: number }
-  | { type: 'message_stop'; finishReason: FinishReason; usage: CanonicalUsage };
+  | {
+      type: 'message_stop';
+      finishReason: FinishReason;
+      usage: CanonicalUsage;
+      /** The stop sequence that ended the answer, when one did (finish reason `stop`). */
+      stopSequence?: string;
+    };
 
 export type OutputBlock =
   | { type: 'text'; text: string }
@@ -124,4 +130,5 @@ export interface CanonicalResponse {
   content: OutputBlock[];
   finishReason: FinishReason;
   usage: CanonicalUsage;
+  stopSequence?: string;
 }

@@ -5,6 +5,8 @@ import type { AddressInfo } from 'node:net';
 export interface RecordedRequest {
   method: string;
   path: string;
+  /** The request target as sent, query string included. */
+  url: string;
   headers: IncomingMessage['headers'];
   raw: string;
   body: any;
@@ -109,6 +111,7 @@ export class FakeUpstream {
     const recorded: RecordedRequest = {
       method: req.method ?? '',
       path,
+      url: req.url ?? '',
       headers: req.headers,
       raw,
       body,

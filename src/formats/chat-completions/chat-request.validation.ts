@@ -1,17 +1,12 @@
-import { validateSync } from 'class-validator';
-import { InvalidRequestError } from '../../common/errors/gateway-errors';
+import {
+  invalidField as fail,
+  isObject,
+  validateTopLevel,
+} from '../../common/validation/top-level.validation';
 import { ChatCompletionRequestDto, ChatMessage } from './chat-request.dto';
 
 const ROLES = new Set(['system', 'developer', 'user', 'assistant', 'tool', 'function']);
 const TEXT_ONLY_ROLES = new Set(['system', 'developer', 'tool']);
-
-function fail(param: string, message: string): never {
-  throw new InvalidRequestError(message, param, 'invalid_value');
-}
-
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 
 function checkContent(message: ChatMessage, at: string): void {
   const content = message.content;
@@ -134,30 +129,7 @@ function checkStop(stop: unknown): void {
  * client's own object, typed; unknown fields stay in it.
  */
 export function validateChatRequest(body: unknown): ChatCompletionRequestDto {
-  if (!isObject(body)) {
-    throw new InvalidRequestError('The request body must be a JSON object.', null, 'invalid_json');
-  }
-  // A shallow view for class-validator. Keys are copied one by one because JSON may
-  // carry an own "__proto__" key, which Object.assign would turn into a prototype swap.
-  const view = new ChatCompletionRequestDto();
-  for (const key of Object.keys(body)) {
-    if (key !== '__proto__') {
-      (view as Record<string, unknown>)[key] = body[key];
-    }
-  }
-  const errors = validateSync(view, { forbidUnknownValues: false, stopAtFirstError: true });
-  if (errors.length > 0) {
-    const first = errors[0];
-    const missing = body[first.property] === undefined;
-    const reason = Object.values(first.constraints ?? {})[0] ?? 'is invalid';
-    fail(
-      first.property,
-      missing
-        ? `Missing required parameter: '${first.property}'.`
-        : `Invalid value for '${first.property}': ${reason}.`,
-    );
-  }
-  const request = body as ChatCompletionRequestDto;
+  const request = validateTopLevel(ChatCompletionRequestDto, body);
   checkChatMessages(request.messages);
   checkTools(request.tools);
   checkStop(request.stop);

@@ -1,6 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import type { CatalogProvider } from '../../../catalog/catalog.types';
+import { GatewayError, UpstreamHttpError } from '../../../common/errors/gateway-errors';
 import type {
+  CallContext,
   PassthroughCall,
   PassthroughResult,
   ProviderDriver,
@@ -8,12 +10,25 @@ import type {
 } from '../../provider.interface';
 import { ProviderDriverFor } from '../../provider-registry';
 import { sseFrames } from '../../sse-source';
-import { UpstreamHttpClient, mapTransportError } from '../../upstream-http.client';
+import {
+  UpstreamHttpClient,
+  mapTransportError,
+  upstreamHttpError,
+  type UpstreamResponse,
+} from '../../upstream-http.client';
 
 const DEFAULT_VERSION = '2023-06-01';
+/** Anthropic's "overloaded" status: kept as is, since its SDKs give it its own class. */
+const OVERLOADED = 529;
 
 function header(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value.join(',') : value;
+}
+
+/** A non-streamed upstream answer. */
+export interface AnthropicJsonResult {
+  status: number;
+  body: Buffer;
 }
 
 /**
@@ -38,39 +53,75 @@ export class AnthropicProvider implements UpstreamProvider {
     if (call.format !== 'messages') {
       throw new Error(`provider ${this.config.name} cannot pass through ${call.format}`);
     }
+    const { ctx } = call;
+    const res = await this.post('/v1/messages', call.body, ctx);
+    if (!call.stream) {
+      const body = await readBody(res, ctx.signal);
+      return { kind: 'json', status: res.statusCode, body, contentType: 'application/json' };
+    }
+    return { kind: 'stream', frames: sseFrames(res, ctx.flow, ctx.abort, ctx.signal) };
+  }
+
+  /**
+   * Any other JSON endpoint of the API (e.g. `/v1/messages/count_tokens`), with the same
+   * headers as the Messages call; resolves with the 2xx body, rejects like passthrough.
+   */
+  async postJson(
+    path: string,
+    body: string | Buffer,
+    ctx: CallContext,
+  ): Promise<AnthropicJsonResult> {
+    const res = await this.post(path, body, ctx);
+    return { status: res.statusCode, body: await readBody(res, ctx.signal) };
+  }
+
+  private async post(
+    path: string,
+    body: string | Buffer,
+    ctx: CallContext,
+  ): Promise<UpstreamResponse> {
     const headers: Record<string, string> = {
       ...this.headers,
       'anthropic-version':
-        header(call.ctx.clientHeaders['anthropic-version']) ??
+        header(ctx.clientHeaders['anthropic-version']) ??
         this.config.anthropicVersion ??
         DEFAULT_VERSION,
     };
-    const beta = header(call.ctx.clientHeaders['anthropic-beta']);
+    const beta = header(ctx.clientHeaders['anthropic-beta']);
     if (beta !== undefined) {
       headers['anthropic-beta'] = beta;
     }
-    const own = new AbortController();
-    const signal = AbortSignal.any([call.ctx.signal, own.signal]);
-    const res = await this.http.sendOk(
-      {
-        url: `${this.config.baseUrl}/v1/messages`,
-        method: 'POST',
-        headers,
-        body: call.body,
-        signal,
-      },
-      this.config.name,
-    );
-    if (!call.stream) {
-      let body: Buffer;
-      try {
-        body = Buffer.from(await res.body.arrayBuffer());
-      } catch (e) {
-        throw mapTransportError(e, signal);
-      }
-      return { kind: 'json', status: res.statusCode, body, contentType: 'application/json' };
+    const res = await this.http.send({
+      url: `${this.config.baseUrl}${path}`,
+      method: 'POST',
+      headers,
+      body,
+      signal: ctx.signal,
+    });
+    if (res.statusCode >= 200 && res.statusCode < 300) {
+      return res;
     }
-    return { kind: 'stream', frames: sseFrames(res, call.ctx.flow, () => own.abort(), signal) };
+    throw await this.failure(res);
+  }
+
+  /** Upstream errors as everywhere else, except that 529 stays a 529 `overloaded` error. */
+  private async failure(res: UpstreamResponse): Promise<GatewayError> {
+    const error = await upstreamHttpError(res, this.config.name);
+    if (res.statusCode !== OVERLOADED) {
+      return error;
+    }
+    return new UpstreamHttpError(OVERLOADED, 'overloaded', error.message, {
+      code: 'upstream_overloaded',
+      headers: error.headers,
+    });
+  }
+}
+
+async function readBody(res: UpstreamResponse, signal: AbortSignal): Promise<Buffer> {
+  try {
+    return Buffer.from(await res.body.arrayBuffer());
+  } catch (e) {
+    throw mapTransportError(e, signal);
   }
 }
 

@@ -335,6 +335,7 @@ describe('planLocalAnswer', () => {
       );
       expect(plan.text.join('')).toBe('Echo: one two ');
       expect(plan.finishReason).toBe('stop');
+      expect(plan.stopSequence).toBe('STOP');
     });
 
     it('cuts at the earliest of several stop sequences', () => {
@@ -342,11 +343,21 @@ describe('planLocalAnswer', () => {
         request({ messages: [user('alpha beta gamma delta')], stop: ['delta', 'beta'] }),
       );
       expect(plan.text.join('')).toBe('Echo: alpha ');
+      expect(plan.stopSequence).toBe('beta');
     });
 
     it('ignores stop sequences that do not occur', () => {
       const plan = planLocalAnswer(request({ messages: [user('alpha')], stop: ['zzz'] }));
       expect(plan.text.join('')).toBe('Echo: alpha');
+      expect(plan.stopSequence).toBeUndefined();
+    });
+
+    it('names no stop sequence when max_tokens cut the text first', () => {
+      const plan = planLocalAnswer(
+        request({ messages: [user('a b c STOP d')], stop: ['STOP'], maxOutputTokens: 2 }),
+      );
+      expect(plan.finishReason).toBe('length');
+      expect(plan.stopSequence).toBeUndefined();
     });
   });
 });

@@ -27,6 +27,8 @@ export interface LocalPlan {
   text: string[];
   toolCalls: { id: string; name: string; arguments: string[] }[];
   finishReason: FinishReason;
+  /** The stop sequence that cut the text, if any. */
+  stopSequence?: string;
   inputTokens: number;
   outputTokens: number;
 }
@@ -212,6 +214,7 @@ export function planLocalAnswer(req: CanonicalRequest): LocalPlan {
   let budget = maxTokens - reasoning.length;
   let text: string[] = [];
   const toolCalls: LocalPlan['toolCalls'] = [];
+  let stopSequence: string | undefined;
 
   if (tool) {
     const args = JSON.stringify(buildArguments(tool, userText));
@@ -224,7 +227,9 @@ export function planLocalAnswer(req: CanonicalRequest): LocalPlan {
     for (const stop of req.stop) {
       const at = replyText.indexOf(stop);
       if (at >= 0) {
+        // Each cut shortens the text, so the last match is the earliest one.
         replyText = replyText.slice(0, at);
+        stopSequence = stop;
       }
     }
     text = tokenize(replyText);
@@ -245,6 +250,7 @@ export function planLocalAnswer(req: CanonicalRequest): LocalPlan {
     text,
     toolCalls,
     finishReason,
+    stopSequence: finishReason === 'stop' ? stopSequence : undefined,
     inputTokens: countInputTokens(req),
     outputTokens,
   };

@@ -110,6 +110,7 @@ export class LocalProvider implements UpstreamProvider {
         cachedInputTokens: 0,
         reasoningTokens: plan.reasoning.length,
       },
+      ...(plan.stopSequence === undefined ? {} : { stopSequence: plan.stopSequence }),
     });
   }
 }

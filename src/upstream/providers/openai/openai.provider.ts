@@ -2,14 +2,20 @@ import { Injectable } from '@nestjs/common';
 import type { CatalogProvider } from '../../../catalog/catalog.types';
 import type { WireFormat } from '../../../core/canonical';
 import type {
+  CallContext,
   PassthroughCall,
   PassthroughResult,
   ProviderDriver,
+  ResourceCall,
   UpstreamProvider,
 } from '../../provider.interface';
 import { ProviderDriverFor } from '../../provider-registry';
 import { sseFrames } from '../../sse-source';
-import { UpstreamHttpClient, mapTransportError } from '../../upstream-http.client';
+import {
+  UpstreamHttpClient,
+  type UpstreamRequest,
+  mapTransportError,
+} from '../../upstream-http.client';
 
 const PATHS: Partial<Record<WireFormat, string>> = {
   chat_completions: '/chat/completions',
@@ -35,27 +41,48 @@ export class OpenAiProvider implements UpstreamProvider {
     if (path === undefined) {
       throw new Error(`provider ${this.config.name} cannot pass through ${call.format}`);
     }
-    const { signal } = call.ctx;
+    return this.exchange('POST', path, call.body, call.stream, call.ctx);
+  }
+
+  resource(call: ResourceCall): Promise<PassthroughResult> {
+    return this.exchange(call.method, call.path, undefined, undefined, call.ctx);
+  }
+
+  /** One upstream call; `stream` undefined means: decide from the answer's content type. */
+  private async exchange(
+    method: UpstreamRequest['method'],
+    path: string,
+    body: string | Buffer | undefined,
+    stream: boolean | undefined,
+    ctx: CallContext,
+  ): Promise<PassthroughResult> {
+    const { signal } = ctx;
     const res = await this.http.sendOk(
       {
         url: this.config.baseUrl + path,
-        method: 'POST',
-        headers: { ...this.headers, 'x-client-request-id': call.ctx.requestId },
-        body: call.body,
+        method,
+        headers: { ...this.headers, 'x-client-request-id': ctx.requestId },
+        body,
         signal,
       },
       this.config.name,
     );
-    if (!call.stream) {
-      let body: Buffer;
+    const contentType = String(res.headers['content-type'] ?? '');
+    if (!(stream ?? contentType.includes('text/event-stream'))) {
+      let answer: Buffer;
       try {
-        body = Buffer.from(await res.body.arrayBuffer());
+        answer = Buffer.from(await res.body.arrayBuffer());
       } catch (e) {
         throw mapTransportError(e, signal);
       }
-      return { kind: 'json', status: res.statusCode, body, contentType: 'application/json' };
+      return {
+        kind: 'json',
+        status: res.statusCode,
+        body: answer,
+        contentType: 'application/json',
+      };
     }
-    return { kind: 'stream', frames: sseFrames(res, call.ctx.flow, call.ctx.abort, signal) };
+    return { kind: 'stream', frames: sseFrames(res, ctx.flow, ctx.abort, signal) };
   }
 }
 

@@ -1,0 +1,185 @@
+import { Injectable } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
+import { type Observable, mergeMap } from 'rxjs';
+import { CatalogService } from '../../catalog/catalog.service';
+import type { CatalogModel } from '../../catalog/catalog.types';
+import { anthropicErrorBody } from '../../common/errors/envelopes';
+import { type GatewayError, InvalidRequestError } from '../../common/errors/gateway-errors';
+import type { GatewayRequest, GatewayResponse } from '../../common/request-context';
+import { type SseFrame, writeSse } from '../../common/sse/sse-writer';
+import type { AllConfig } from '../../config';
+import { collectResponse } from '../../core/accumulate';
+import type { CanonicalEvent } from '../../core/canonical';
+import { createCallContext } from '../../upstream/call-context';
+import type { CallContext, UpstreamProvider } from '../../upstream/provider.interface';
+import { ProviderRegistry } from '../../upstream/provider-registry';
+import { AnthropicProvider } from '../../upstream/providers/anthropic/anthropic.provider';
+import type { CountTokensRequestDto, MessagesRequestDto } from './messages-request.dto';
+import { decodeMessagesRequest } from './messages.decoder';
+import { MessagesEventEncoder, toAnthropicMessage } from './messages.encoder';
+import {
+  type AnthropicUsageWire,
+  fromAnthropicUsage,
+  relayMessagesFrames,
+} from './messages.passthrough';
+import { estimateInputTokens } from './token-estimate';
+
+/** Serves POST /v1/messages and /v1/messages/count_tokens: routing, fast path, canonical path. */
+@Injectable()
+export class MessagesService {
+  private readonly keepaliveMs: number;
+
+  constructor(
+    private readonly catalog: CatalogService,
+    private readonly providers: ProviderRegistry,
+    config: ConfigService<AllConfig, true>,
+  ) {
+    this.keepaliveMs = config.get('app', { infer: true }).sseKeepaliveMs;
+  }
+
+  async handle(body: MessagesRequestDto, req: GatewayRequest, res: GatewayResponse): Promise<void> {
+    const { model, provider } = this.route(body.model, req);
+    req.ctx.stream = body.stream === true;
+    const ctx = createCallContext(req, res);
+
+    if (model.upstreamApi === 'messages' && provider.passthrough) {
+      return this.passthrough(body, req, res, model, provider, ctx);
+    }
+    if (model.upstreamApi === 'local' && provider.generate) {
+      return this.viaCanonical(
+        body,
+        req,
+        res,
+        model,
+        provider.generate(decodeMessagesRequest(body), model, ctx),
+        ctx,
+      );
+    }
+    throw new InvalidRequestError(
+      `The model '${model.id}' is served through the ${model.upstreamApi} API, which /v1/messages cannot translate to yet.`,
+      'model',
+      'unsupported_route',
+    );
+  }
+
+  /**
+   * Anthropic counts exactly, so Anthropic-served models ask it; for every other model the
+   * answer is a tokenizer estimate (see token-estimate.ts).
+   */
+  async countTokens(
+    body: CountTokensRequestDto,
+    req: GatewayRequest,
+    res: GatewayResponse,
+  ): Promise<unknown> {
+    const { model, provider } = this.route(body.model, req);
+    if (provider instanceof AnthropicProvider) {
+      const result = await provider.postJson(
+        '/v1/messages/count_tokens',
+        this.upstreamBody(body, req, model),
+        createCallContext(req, res),
+      );
+      return JSON.parse(result.body.toString('utf8'));
+    }
+    return { input_tokens: await estimateInputTokens(decodeMessagesRequest(body), model.family) };
+  }
+
+  private route(
+    id: string,
+    req: GatewayRequest,
+  ): { model: CatalogModel; provider: UpstreamProvider } {
+    const model = this.catalog.resolve(id, 'messages');
+    req.ctx.model = model.id;
+    req.ctx.provider = model.provider.name;
+    return { model, provider: this.providers.get(model.provider) };
+  }
+
+  /** The client's own bytes when no rewrite is needed, else its body with the upstream id. */
+  private upstreamBody(
+    body: CountTokensRequestDto,
+    req: GatewayRequest,
+    model: CatalogModel,
+  ): string | Buffer {
+    if (model.upstreamId === body.model && req.rawBody) {
+      return req.rawBody;
+    }
+    body.model = model.upstreamId;
+    return JSON.stringify(body);
+  }
+
+  /** Same-format fast path: forward the client's body, relay the upstream's events. */
+  private async passthrough(
+    body: MessagesRequestDto,
+    req: GatewayRequest,
+    res: GatewayResponse,
+    model: CatalogModel,
+    provider: UpstreamProvider,
+    ctx: CallContext,
+  ): Promise<void> {
+    const result = await provider.passthrough!({
+      model,
+      format: 'messages',
+      body: this.upstreamBody(body, req, model),
+      stream: body.stream === true,
+      ctx,
+    });
+
+    if (result.kind === 'json') {
+      const message = JSON.parse(result.body.toString('utf8')) as {
+        model?: string;
+        usage?: AnthropicUsageWire;
+      };
+      message.model = model.id;
+      if (message.usage) {
+        req.ctx.usage = fromAnthropicUsage(message.usage);
+      }
+      res.status(200).type('application/json').send(JSON.stringify(message));
+      return;
+    }
+    const frames = relayMessagesFrames(result.frames, model.id, (usage) => {
+      req.ctx.usage = usage;
+    });
+    writeSse(res, frames, {
+      keepaliveMs: this.keepaliveMs,
+      flow: ctx.flow,
+      errorFrames: (error) => this.errorFrames(error, req),
+    });
+  }
+
+  /** Canonical path: a canonical event source encoded as Messages. */
+  private async viaCanonical(
+    body: MessagesRequestDto,
+    req: GatewayRequest,
+    res: GatewayResponse,
+    model: CatalogModel,
+    events: Observable<CanonicalEvent>,
+    ctx: CallContext,
+  ): Promise<void> {
+    if (body.stream !== true) {
+      const response = await collectResponse(events);
+      req.ctx.usage = response.usage;
+      res.status(200).json(toAnthropicMessage(response, model.id));
+      return;
+    }
+    const encoder = new MessagesEventEncoder(model.id);
+    const frames = events.pipe(
+      mergeMap((event) => {
+        if (event.type === 'message_stop') {
+          req.ctx.usage = event.usage;
+        }
+        return encoder
+          .encode(event)
+          .map((e): SseFrame => ({ event: e.type, data: JSON.stringify(e) }));
+      }),
+    );
+    writeSse(res, frames, {
+      keepaliveMs: this.keepaliveMs,
+      flow: ctx.flow,
+      errorFrames: (error) => this.errorFrames(error, req),
+    });
+  }
+
+  /** A failure after the stream started: Anthropic's `event: error`. */
+  private errorFrames(error: GatewayError, req: GatewayRequest): SseFrame[] {
+    return [{ event: 'error', data: JSON.stringify(anthropicErrorBody(error, req.ctx.requestId)) }];
+  }
+}

@@ -1,0 +1,200 @@
+import { Injectable } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
+import { Observable, concat, defer, mergeMap, tap } from 'rxjs';
+import { CatalogService } from '../../catalog/catalog.service';
+import type { CatalogModel } from '../../catalog/catalog.types';
+import { InvalidRequestError, UpstreamHttpError } from '../../common/errors/gateway-errors';
+import type { GatewayRequest, GatewayResponse } from '../../common/request-context';
+import { type SseFrame, writeSse } from '../../common/sse/sse-writer';
+import type { AllConfig } from '../../config';
+import { collectResponse } from '../../core/accumulate';
+import type { CanonicalEvent } from '../../core/canonical';
+import { createCallContext } from '../../upstream/call-context';
+import type { CallContext, UpstreamProvider } from '../../upstream/provider.interface';
+import { ProviderRegistry } from '../../upstream/provider-registry';
+import type { ResponsesRequestDto } from './responses-request.dto';
+import { decodeResponsesRequest } from './responses.decoder';
+import { ResponsesStreamEncoder, toResponseObject } from './responses.encoder';
+import { ResponsesRelay } from './responses.passthrough';
+import { responsesRoute } from './responses.route';
+import {
+  type ResponsesStreamEvent,
+  fromResponsesUsage,
+  newResponsesId,
+  responseShell,
+} from './responses.wire';
+
+const toFrame = (event: ResponsesStreamEvent): SseFrame => ({
+  event: event.type,
+  data: JSON.stringify(event),
+});
+
+/**
+ * Conversation state a stateless model cannot resolve: only a provider that stored the
+ * earlier response can. Rejected rather than silently dropped.
+ */
+function checkStateless(body: ResponsesRequestDto, model: CatalogModel): void {
+  const hint = `The model '${model.id}' keeps no conversation state; send the earlier items in 'input' instead.`;
+  for (const field of ['previous_response_id', 'conversation'] as const) {
+    if (body[field] !== undefined && body[field] !== null) {
+      throw new InvalidRequestError(`'${field}' is not supported here. ${hint}`, field);
+    }
+  }
+  if (Array.isArray(body.input)) {
+    const at = body.input.findIndex((item) => item.type === 'item_reference');
+    if (at >= 0) {
+      throw new InvalidRequestError(
+        `Item references are not supported here. ${hint}`,
+        `input[${at}]`,
+      );
+    }
+  }
+}
+
+/** Serves POST /v1/responses: routing, the fast path and the canonical path. */
+@Injectable()
+export class ResponsesService {
+  private readonly keepaliveMs: number;
+
+  constructor(
+    private readonly catalog: CatalogService,
+    private readonly providers: ProviderRegistry,
+    config: ConfigService<AllConfig, true>,
+  ) {
+    this.keepaliveMs = config.get('app', { infer: true }).sseKeepaliveMs;
+  }
+
+  async create(
+    body: ResponsesRequestDto,
+    req: GatewayRequest,
+    res: GatewayResponse,
+  ): Promise<void> {
+    const model = this.catalog.resolve(body.model, 'responses');
+    const provider = this.providers.get(model.provider);
+    req.ctx.model = model.id;
+    req.ctx.provider = model.provider.name;
+    req.ctx.stream = body.stream === true;
+
+    switch (responsesRoute(model, provider)) {
+      case 'passthrough':
+        return this.passthrough(body, req, res, model, provider, createCallContext(req, res));
+      case 'local': {
+        checkStateless(body, model);
+        const ctx = createCallContext(req, res);
+        return this.viaCanonical(
+          body,
+          req,
+          res,
+          model,
+          provider.generate!(decodeResponsesRequest(body), model, ctx),
+          ctx,
+        );
+      }
+      case 'unsupported':
+        throw new InvalidRequestError(
+          `The model '${model.id}' is served through the ${model.upstreamApi} API, which /v1/responses cannot translate to yet.`,
+          'model',
+          'unsupported_route',
+        );
+    }
+  }
+
+  /** Same-format fast path: forward the client's body, relay the upstream's events. */
+  private async passthrough(
+    body: ResponsesRequestDto,
+    req: GatewayRequest,
+    res: GatewayResponse,
+    model: CatalogModel,
+    provider: UpstreamProvider,
+    ctx: CallContext,
+  ): Promise<void> {
+    let payload: string | Buffer;
+    if (model.upstreamId === body.model && req.rawBody) {
+      payload = req.rawBody;
+    } else {
+      body.model = model.upstreamId;
+      payload = JSON.stringify(body);
+    }
+    const result = await provider.passthrough!({
+      model,
+      format: 'responses',
+      body: payload,
+      stream: body.stream === true,
+      ctx,
+    });
+
+    if (result.kind === 'json') {
+      let parsed: { model?: unknown; usage?: Parameters<typeof fromResponsesUsage>[0] | null };
+      try {
+        parsed = JSON.parse(result.body.toString('utf8')) as typeof parsed;
+      } catch {
+        throw new UpstreamHttpError(
+          502,
+          'server',
+          `The upstream provider '${model.provider.name}' answered with a body that is not JSON.`,
+          { code: 'upstream_error' },
+        );
+      }
+      if (parsed.usage) {
+        req.ctx.usage = fromResponsesUsage(parsed.usage);
+      }
+      if (typeof parsed.model === 'string') {
+        parsed.model = model.id;
+      }
+      res.status(200).type('application/json').send(JSON.stringify(parsed));
+      return;
+    }
+
+    const relay = new ResponsesRelay(
+      model.id,
+      () => responseShell(body, model.id, newResponsesId('resp_'), Math.floor(Date.now() / 1000)),
+      (usage) => (req.ctx.usage = usage),
+    );
+    const frames = concat(
+      result.frames.pipe(mergeMap((frame) => relay.relay(frame))),
+      defer(() => relay.end()),
+    );
+    writeSse(res, frames, {
+      keepaliveMs: this.keepaliveMs,
+      flow: ctx.flow,
+      errorFrames: (error) => relay.fail(error),
+    });
+  }
+
+  /** Canonical path: a canonical event source encoded as the Responses API. */
+  private async viaCanonical(
+    body: ResponsesRequestDto,
+    req: GatewayRequest,
+    res: GatewayResponse,
+    model: CatalogModel,
+    events: Observable<CanonicalEvent>,
+    ctx: CallContext,
+  ): Promise<void> {
+    const recordUsage = (event: CanonicalEvent): void => {
+      if (event.type === 'message_stop') {
+        req.ctx.usage = event.usage;
+      }
+    };
+    const options = { model: model.id, request: body };
+    if (body.stream !== true) {
+      const response = await collectResponse(events.pipe(tap(recordUsage)));
+      res.status(200).json(toResponseObject(response, options));
+      return;
+    }
+    const encoder = new ResponsesStreamEncoder(options);
+    const frames = concat(
+      events.pipe(
+        mergeMap((event) => {
+          recordUsage(event);
+          return encoder.encode(event).map(toFrame);
+        }),
+      ),
+      defer(() => encoder.end().map(toFrame)),
+    );
+    writeSse(res, frames, {
+      keepaliveMs: this.keepaliveMs,
+      flow: ctx.flow,
+      errorFrames: (error) => encoder.fail(error).map(toFrame),
+    });
+  }
+}

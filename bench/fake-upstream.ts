@@ -1,7 +1,11 @@
 /**
- * A fake OpenAI-compatible upstream for the benchmark: a plain node:http server that
- * answers `POST /v1/chat/completions` with a fixed, deterministic completion, either as
- * one JSON body or as an SSE stream.
+ * A fake upstream for the benchmark: a plain node:http server that answers, with fixed,
+ * deterministic content, either as one JSON body or as an SSE stream:
+ * - `POST /v1/chat/completions` (OpenAI Chat Completions, `data:` chunks and `[DONE]`);
+ * - `POST /v1/responses` (OpenAI Responses: `event:` lines, `sequence_number`s);
+ * - `POST /v1/messages` (Anthropic Messages: `event:` lines).
+ * Every stream has the same pacing: `latencyMs` before the first byte, the opening events
+ * at once, then `chunkCount` content events `chunkIntervalMs` apart, then the closing ones.
  *
  * It can be imported (`startFakeUpstream`) or run as a child process (see the bottom of
  * this file). run.ts uses the child form so that the upstream has its own event loop:
@@ -33,10 +37,14 @@ export interface ListeningMessage {
   port: number;
 }
 
-interface ChatRequestSummary {
+interface RequestSummary {
   model: string;
   stream: boolean;
+  /** Chat only: `stream_options.include_usage`. */
   includeUsage: boolean;
+  /** Responses only: echoed in every response snapshot, as OpenAI does. */
+  instructions: string | null;
+  maxOutputTokens: number | null;
   promptChars: number;
 }
 
@@ -61,32 +69,40 @@ function readBody(req: IncomingMessage): Promise<string> {
 }
 
 /** Pulls out the few fields the answer depends on; throws on a body that is not JSON. */
-function summarize(text: string): ChatRequestSummary {
+function summarize(text: string): RequestSummary {
   const body = JSON.parse(text) as {
     model?: unknown;
     stream?: unknown;
     stream_options?: { include_usage?: unknown } | null;
+    instructions?: unknown;
+    max_output_tokens?: unknown;
   };
   return {
     model: typeof body.model === 'string' ? body.model : 'unknown',
     stream: body.stream === true,
     includeUsage: body.stream_options?.include_usage === true,
+    instructions: typeof body.instructions === 'string' ? body.instructions : null,
+    maxOutputTokens: typeof body.max_output_tokens === 'number' ? body.max_output_tokens : null,
     promptChars: text.length,
   };
 }
 
-function usage(req: ChatRequestSummary, completionTokens: number): Record<string, unknown> {
-  const promptTokens = Math.ceil(req.promptChars * PROMPT_TOKENS_PER_CHAR);
+function promptTokens(req: RequestSummary): number {
+  return Math.ceil(req.promptChars * PROMPT_TOKENS_PER_CHAR);
+}
+
+function usage(req: RequestSummary, completionTokens: number): Record<string, unknown> {
+  const prompt = promptTokens(req);
   return {
-    prompt_tokens: promptTokens,
+    prompt_tokens: prompt,
     completion_tokens: completionTokens,
-    total_tokens: promptTokens + completionTokens,
+    total_tokens: prompt + completionTokens,
     prompt_tokens_details: { cached_tokens: 0, audio_tokens: 0 },
     completion_tokens_details: { reasoning_tokens: 0, audio_tokens: 0 },
   };
 }
 
-function completion(req: ChatRequestSummary, opts: FakeUpstreamOptions): string {
+function completion(req: RequestSummary, opts: FakeUpstreamOptions): string {
   return JSON.stringify({
     id: 'chatcmpl-bench',
     object: 'chat.completion',
@@ -106,7 +122,7 @@ function completion(req: ChatRequestSummary, opts: FakeUpstreamOptions): string 
 }
 
 /** One `chat.completion.chunk`; like OpenAI, `usage: null` on every chunk when asked for. */
-function chunk(req: ChatRequestSummary, choices: unknown[], usageValue?: unknown): string {
+function chunk(req: RequestSummary, choices: unknown[], usageValue?: unknown): string {
   const body: Record<string, unknown> = {
     id: 'chatcmpl-bench',
     object: 'chat.completion.chunk',
@@ -125,42 +141,258 @@ function delta(content: Record<string, unknown>, finish: string | null = null): 
   return [{ index: 0, delta: content, logprobs: null, finish_reason: finish }];
 }
 
-async function writeStream(
-  req: ChatRequestSummary,
+/** One stream's SSE frames, in the three groups that writePaced paces differently. */
+interface Frames {
+  opening: string[];
+  content: string[];
+  closing: string[];
+}
+
+const SSE_HEADERS = { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' };
+
+/**
+ * Writes one stream with the pacing every format shares: the opening frames at once, the
+ * content frames `chunkIntervalMs` apart, then the closing frames (the last one with the
+ * end of the body). One write per frame, as a real server emits its events.
+ */
+async function writePaced(
   res: ServerResponse,
+  frames: Frames,
   opts: FakeUpstreamOptions,
 ): Promise<void> {
-  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
-  // OpenAI opens with an empty-content role chunk; clients must skip it for TTFT.
-  res.write(chunk(req, delta({ role: 'assistant', content: '', refusal: null })));
-  const text = words(opts.chunkCount);
-  for (let i = 0; i < text.length; i++) {
+  res.writeHead(200, SSE_HEADERS);
+  for (const frame of frames.opening) {
+    res.write(frame);
+  }
+  for (let i = 0; i < frames.content.length; i++) {
     if (res.destroyed) {
       return;
     }
     if (i > 0 && opts.chunkIntervalMs > 0) {
       await sleep(opts.chunkIntervalMs);
     }
-    res.write(chunk(req, delta({ content: text[i] })));
+    res.write(frames.content[i]);
   }
-  res.write(chunk(req, delta({}, 'stop')));
-  if (req.includeUsage) {
-    res.write(chunk(req, [], usage(req, opts.chunkCount)));
+  const closing = frames.closing;
+  for (let i = 0; i < closing.length - 1; i++) {
+    res.write(closing[i]);
   }
-  res.end('data: [DONE]\n\n');
+  res.end(closing[closing.length - 1]);
 }
+
+// ---------------------------------------------------------------------------------------
+// POST /v1/chat/completions
+// ---------------------------------------------------------------------------------------
+
+function chatStream(req: RequestSummary, opts: FakeUpstreamOptions): Frames {
+  const closing = [chunk(req, delta({}, 'stop'))];
+  if (req.includeUsage) {
+    closing.push(chunk(req, [], usage(req, opts.chunkCount)));
+  }
+  closing.push('data: [DONE]\n\n');
+  return {
+    // OpenAI opens with an empty-content role chunk; clients must skip it for TTFT.
+    opening: [chunk(req, delta({ role: 'assistant', content: '', refusal: null }))],
+    content: words(opts.chunkCount).map((text) => chunk(req, delta({ content: text }))),
+    closing,
+  };
+}
+
+// ---------------------------------------------------------------------------------------
+// POST /v1/responses (wire-formats.md sections 3.3 to 3.6)
+// ---------------------------------------------------------------------------------------
+
+const RESPONSE_ID = 'resp_bench';
+const MESSAGE_ITEM_ID = 'msg_bench';
+
+function responsesUsage(req: RequestSummary, outputTokens: number): Record<string, unknown> {
+  const input = promptTokens(req);
+  return {
+    input_tokens: input,
+    input_tokens_details: { cached_tokens: 0 },
+    output_tokens: outputTokens,
+    output_tokens_details: { reasoning_tokens: 0 },
+    total_tokens: input + outputTokens,
+  };
+}
+
+/** The `response` object, as a lifecycle snapshot or as the non-streamed answer. */
+function responseObject(
+  req: RequestSummary,
+  status: 'in_progress' | 'completed',
+  output: unknown[],
+  usageValue: unknown,
+): Record<string, unknown> {
+  return {
+    id: RESPONSE_ID,
+    object: 'response',
+    created_at: CREATED,
+    status,
+    background: false,
+    completed_at: status === 'completed' ? CREATED + 1 : null,
+    error: null,
+    incomplete_details: null,
+    instructions: req.instructions,
+    max_output_tokens: req.maxOutputTokens,
+    model: req.model,
+    output,
+    parallel_tool_calls: true,
+    previous_response_id: null,
+    reasoning: { effort: null, summary: null },
+    service_tier: 'default',
+    store: false,
+    temperature: 1,
+    text: { format: { type: 'text' }, verbosity: 'medium' },
+    tool_choice: 'auto',
+    tools: [],
+    top_p: 1,
+    truncation: 'disabled',
+    usage: usageValue,
+    metadata: {},
+  };
+}
+
+function outputText(text: string): Record<string, unknown> {
+  return { type: 'output_text', annotations: [], logprobs: [], text };
+}
+
+function messageItem(text: string | undefined): Record<string, unknown> {
+  return {
+    id: MESSAGE_ITEM_ID,
+    type: 'message',
+    status: text === undefined ? 'in_progress' : 'completed',
+    content: text === undefined ? [] : [outputText(text)],
+    role: 'assistant',
+  };
+}
+
+function responsesCompleted(req: RequestSummary, opts: FakeUpstreamOptions): string {
+  const text = words(opts.chunkCount).join('');
+  const usageValue = responsesUsage(req, opts.chunkCount);
+  return JSON.stringify(responseObject(req, 'completed', [messageItem(text)], usageValue));
+}
+
+function responsesStream(req: RequestSummary, opts: FakeUpstreamOptions): Frames {
+  let sequence = 0;
+  // Every event: `event:` line equal to its type, `sequence_number` 0, 1, 2, ...
+  const event = (type: string, fields: Record<string, unknown>): string =>
+    `event: ${type}\ndata: ${JSON.stringify({ type, sequence_number: sequence++, ...fields })}\n\n`;
+  const at = { item_id: MESSAGE_ITEM_ID, output_index: 0, content_index: 0 };
+  const parts = words(opts.chunkCount);
+  const text = parts.join('');
+  const shell = responseObject(req, 'in_progress', [], null);
+  const opening = [
+    event('response.created', { response: shell }),
+    event('response.in_progress', { response: shell }),
+    event('response.output_item.added', { output_index: 0, item: messageItem(undefined) }),
+    event('response.content_part.added', { ...at, part: outputText('') }),
+  ];
+  const content = parts.map((part) =>
+    event('response.output_text.delta', { ...at, delta: part, logprobs: [] }),
+  );
+  const closing = [
+    event('response.output_text.done', { ...at, text, logprobs: [] }),
+    event('response.content_part.done', { ...at, part: outputText(text) }),
+    event('response.output_item.done', { output_index: 0, item: messageItem(text) }),
+    event('response.completed', {
+      response: responseObject(
+        req,
+        'completed',
+        [messageItem(text)],
+        responsesUsage(req, opts.chunkCount),
+      ),
+    }),
+  ];
+  return { opening, content, closing };
+}
+
+// ---------------------------------------------------------------------------------------
+// POST /v1/messages (Anthropic, wire-formats.md sections 4.5 and 4.6)
+// ---------------------------------------------------------------------------------------
+
+function anthropicMessage(
+  req: RequestSummary,
+  content: unknown[],
+  stopReason: string | null,
+  outputTokens: number,
+): Record<string, unknown> {
+  return {
+    id: 'msg_bench',
+    type: 'message',
+    role: 'assistant',
+    model: req.model,
+    content,
+    stop_reason: stopReason,
+    stop_sequence: null,
+    usage: {
+      input_tokens: promptTokens(req),
+      cache_creation_input_tokens: 0,
+      cache_read_input_tokens: 0,
+      output_tokens: outputTokens,
+      service_tier: 'standard',
+    },
+  };
+}
+
+function messagesCompleted(req: RequestSummary, opts: FakeUpstreamOptions): string {
+  const text = words(opts.chunkCount).join('');
+  return JSON.stringify(
+    anthropicMessage(req, [{ type: 'text', text }], 'end_turn', opts.chunkCount),
+  );
+}
+
+function messagesStream(req: RequestSummary, opts: FakeUpstreamOptions): Frames {
+  // Every event: `event:` line equal to its type; `type` first in the JSON, as Anthropic does.
+  const event = (type: string, fields: Record<string, unknown> = {}): string =>
+    `event: ${type}\ndata: ${JSON.stringify({ type, ...fields })}\n\n`;
+  return {
+    opening: [
+      event('message_start', { message: anthropicMessage(req, [], null, 1) }),
+      event('content_block_start', { index: 0, content_block: { type: 'text', text: '' } }),
+    ],
+    content: words(opts.chunkCount).map((text) =>
+      event('content_block_delta', { index: 0, delta: { type: 'text_delta', text } }),
+    ),
+    closing: [
+      event('content_block_stop', { index: 0 }),
+      event('message_delta', {
+        delta: { stop_reason: 'end_turn', stop_sequence: null },
+        usage: { output_tokens: opts.chunkCount },
+      }),
+      event('message_stop'),
+    ],
+  };
+}
+
+// ---------------------------------------------------------------------------------------
+// Routing
+// ---------------------------------------------------------------------------------------
+
+interface Route {
+  /** The non-streamed answer's body. */
+  json(req: RequestSummary, opts: FakeUpstreamOptions): string;
+  /** The frames of the streamed answer. */
+  stream(req: RequestSummary, opts: FakeUpstreamOptions): Frames;
+}
+
+const ROUTES: Record<string, Route> = {
+  '/v1/chat/completions': { json: completion, stream: chatStream },
+  '/v1/responses': { json: responsesCompleted, stream: responsesStream },
+  '/v1/messages': { json: messagesCompleted, stream: messagesStream },
+};
 
 async function handle(
   req: IncomingMessage,
   res: ServerResponse,
   opts: FakeUpstreamOptions,
 ): Promise<void> {
-  if (req.method !== 'POST' || req.url !== '/v1/chat/completions') {
+  const route = req.method === 'POST' ? ROUTES[req.url ?? ''] : undefined;
+  if (route === undefined) {
     res.writeHead(404, { 'content-type': 'application/json' });
     res.end(JSON.stringify({ error: { message: 'not found', type: 'invalid_request_error' } }));
     return;
   }
-  let summary: ChatRequestSummary;
+  let summary: RequestSummary;
   try {
     summary = summarize(await readBody(req));
   } catch {
@@ -172,10 +404,10 @@ async function handle(
     await sleep(opts.latencyMs);
   }
   if (summary.stream) {
-    await writeStream(summary, res, opts);
+    await writePaced(res, route.stream(summary, opts), opts);
     return;
   }
-  const body = completion(summary, opts);
+  const body = route.json(summary, opts);
   res.writeHead(200, {
     'content-type': 'application/json',
     'content-length': Buffer.byteLength(body),

@@ -2,13 +2,14 @@
  * Gateway overhead benchmark (`npm run bench`). See bench/README.md for what is measured
  * and how to read the numbers.
  *
- * For each upstream variant (0 ms and 20 ms to first byte) it starts a fake
- * OpenAI-compatible upstream and the built gateway (`node dist/main.js`) as child
- * processes, then compares the same requests sent straight to the upstream ("direct")
- * with requests sent through the gateway, in the same run:
- *   1. non-streamed latency at concurrency 1, direct and gateway interleaved;
- *   2. time to first content token of streams, interleaved the same way;
- *   3. throughput and latency under load (autocannon, fixed concurrency).
+ * For each upstream variant (0 ms and 20 ms to first byte) it starts a fake upstream
+ * (OpenAI Chat Completions, OpenAI Responses and Anthropic Messages) and the built gateway
+ * (`node dist/main.js`) as child processes, then compares the same requests sent straight
+ * to the upstream ("direct") with requests sent through the gateway, in the same run:
+ *   1. non-streamed chat latency at concurrency 1, direct and gateway interleaved;
+ *   2. time to first content event and whole-stream time of streams, interleaved the same
+ *      way, for each entry of STREAM_CASES (chat, responses, messages fast paths);
+ *   3. chat throughput and latency under load (autocannon, fixed concurrency).
  * All traffic stays on 127.0.0.1. Every loop is bounded.
  */
 import { type ChildProcess, fork, spawn, spawnSync } from 'node:child_process';
@@ -37,14 +38,21 @@ import type { ListeningMessage } from './fake-upstream';
 
 const ROOT = join(__dirname, '..');
 const API_KEY = 'bench-key';
+/** Chat model, on an `openai-compatible` provider (chat fast path). */
 const MODEL = 'bench-model';
+/** On a `kind: openai` provider: /v1/responses goes to its own `/responses` (fast path). */
+const RESPONSES_MODEL = 'bench-gpt';
+/** On a `kind: anthropic` provider: /v1/messages goes to its `/v1/messages` (fast path). */
+const MESSAGES_MODEL = 'bench-claude';
 const LOG_LEVEL = 'info';
 const CHAT_PATH = '/v1/chat/completions';
 const CHUNK_COUNT = 10;
+/** The gateway's own key for the fake upstream (the fake upstream does not check it). */
+const UPSTREAM_KEY_ENV = 'BENCH_UPSTREAM_API_KEY';
 
 /**
  * BENCH_SCALE (0 < s <= 1) shrinks every count and duration, for a quick smoke run; the
- * default of 1 gives the published numbers in under 3 minutes on 2 cores.
+ * default of 1 gives the published numbers in under 4 minutes on 2 cores.
  */
 const SCALE = readScale(process.env.BENCH_SCALE);
 
@@ -55,13 +63,20 @@ interface Variant {
   /** Interleaved non-streamed pairs: warm-up, then measured. */
   latencyWarmupPairs: number;
   latencyPairs: number;
-  /** Interleaved streamed pairs: warm-up, then measured. */
-  ttftWarmupPairs: number;
-  ttftPairs: number;
+  /**
+   * Interleaved streamed pairs (warm-up, then measured) per stream case: `full` for the
+   * chat stream, `short` for the other entries of STREAM_CASES.
+   */
+  streamPairs: Record<StreamCase['sampling'], PairCounts>;
+}
+
+interface PairCounts {
+  warmup: number;
+  measured: number;
 }
 
 // The 20 ms variant gets fewer pairs: each pair costs two upstream delays, and the whole
-// run must stay within about three minutes.
+// run must stay within about four minutes.
 const VARIANTS: Variant[] = [
   {
     name: 'upstream 0 ms',
@@ -69,8 +84,10 @@ const VARIANTS: Variant[] = [
     chunkIntervalMs: 0,
     latencyWarmupPairs: 1000,
     latencyPairs: 2000,
-    ttftWarmupPairs: 300,
-    ttftPairs: 1000,
+    streamPairs: {
+      full: { warmup: 300, measured: 1000 },
+      short: { warmup: 150, measured: 300 },
+    },
   },
   {
     name: 'upstream 20 ms',
@@ -78,14 +95,30 @@ const VARIANTS: Variant[] = [
     chunkIntervalMs: 1,
     latencyWarmupPairs: 100,
     latencyPairs: 1000,
-    ttftWarmupPairs: 50,
-    ttftPairs: 400,
+    streamPairs: {
+      full: { warmup: 50, measured: 400 },
+      short: { warmup: 30, measured: 150 },
+    },
   },
 ];
 
 const LOAD = { connections: 50, durationS: 10, warmupS: 2 };
-/** Short bursts before the sequential phases so that the gateway's hot paths are JIT-compiled. */
-const BURST = { connections: 10, durationS: 2 };
+/**
+ * Short bursts before the sequential phases so that the gateway's hot paths are
+ * JIT-compiled: `durationS` for the non-streamed and the streamed chat requests,
+ * `extraStreamS` for every other stream case (most of their path is shared with chat).
+ */
+const BURST = { connections: 10, durationS: 2, extraStreamS: 1 };
+/**
+ * Rate limits of the gateway child (src/config/limits.config.ts; 0 there means no limit):
+ * high enough that no phase is ever throttled, yet non-zero, so that a gateway that
+ * counts requests and tokens does so during the bench as it would in production.
+ */
+const RATE_LIMIT_ENV = {
+  RATE_LIMIT_REQUESTS_PER_MINUTE: '1000000000',
+  RATE_LIMIT_TOKENS_PER_MINUTE: '1000000000000',
+  RATE_LIMIT_MAX_CONCURRENT_STREAMS: '100000',
+};
 /** Per-request bound for the sequential phases: a stuck gateway fails the run, not hangs it. */
 const REQUEST_TIMEOUT_MS = 10_000;
 const READY_TIMEOUT_MS = 30_000;
@@ -130,6 +163,121 @@ const JSON_BODY = chatBody(false);
 const STREAM_BODY = chatBody(true);
 // Sent to both targets, so that both receive the same bytes; the fake upstream ignores it.
 const HEADERS = { authorization: `Bearer ${API_KEY}`, 'content-type': 'application/json' };
+
+/** The same conversation as a streamed Responses request (system prompt as `instructions`). */
+const RESPONSES_STREAM_BODY = JSON.stringify({
+  model: RESPONSES_MODEL,
+  instructions: SYSTEM_PROMPT,
+  input: [{ role: 'user', content: USER_MESSAGE }],
+  temperature: 0.2,
+  max_output_tokens: 512,
+  store: false,
+  stream: true,
+});
+
+/** The same conversation as a streamed Anthropic Messages request (top-level `system`). */
+const MESSAGES_STREAM_BODY = JSON.stringify({
+  model: MESSAGES_MODEL,
+  system: SYSTEM_PROMPT,
+  messages: [{ role: 'user', content: USER_MESSAGE }],
+  max_tokens: 512,
+  temperature: 0.2,
+  metadata: { user_id: 'bench-user-0001' },
+  stream: true,
+});
+
+/** What the Anthropic SDK sends: its key as `x-api-key`, and `anthropic-version`. */
+const ANTHROPIC_HEADERS = {
+  'x-api-key': API_KEY,
+  'anthropic-version': '2023-06-01',
+  'content-type': 'application/json',
+};
+
+// ---------------------------------------------------------------------------------------
+// Stream cases: one entry per measured stream (see measureStreams)
+// ---------------------------------------------------------------------------------------
+
+/** One SSE event as a client decodes it (blank-line terminated). */
+interface SseEvent {
+  /** The `event:` line, when there was one. */
+  event?: string;
+  /** The `data:` lines, joined with newlines. */
+  data: string;
+  /** `data` parsed; undefined for `[DONE]` and for data that is not a JSON object. */
+  json?: Record<string, any>;
+  /** `data` is neither `[DONE]` nor a JSON object (a broken relay would show up here). */
+  malformed: boolean;
+}
+
+/** How one side of a stream case is requested and read. */
+interface StreamRequest {
+  path: string;
+  body: string;
+  headers: Record<string, string>;
+  /** True for an event that carries content: the first one stops the TTFT clock. */
+  isContentEvent(e: SseEvent): boolean;
+  /** What is wrong with a whole stream (its events in order), or undefined. */
+  check(events: SseEvent[]): string | undefined;
+}
+
+interface StreamCase extends StreamRequest {
+  /** Row label, and key of the case in the JSON results. */
+  name: string;
+  /** The event that stops the TTFT clock, for the row's title. */
+  contentEventLabel: string;
+  /**
+   * The direct call, when it differs from the gateway call: a translated path's baseline
+   * is the upstream's own API, in its own format. Unset: both send the same request.
+   */
+  direct?: StreamRequest;
+  /** Which of the variant's `streamPairs` counts to use. */
+  sampling: 'full' | 'short';
+  /** Length of the case's warm-up burst, in seconds. */
+  burstS: number;
+}
+
+/**
+ * The streams measured, each direct vs gateway at concurrency 1 (measureStreams). All are
+ * same-format fast paths today. A translated path (e.g. a chat request for a model on an
+ * `anthropic` provider) is one more entry here, plus its model in writeCatalog: its
+ * `direct` request is the upstream's own API (there the Messages request, with
+ * isMessagesContent and checkMessagesStream), which the fake upstream already serves.
+ */
+const STREAM_CASES: StreamCase[] = [
+  {
+    name: 'chat',
+    contentEventLabel: 'first chunk with delta.content',
+    path: CHAT_PATH,
+    body: STREAM_BODY,
+    headers: HEADERS,
+    isContentEvent: isChatContent,
+    check: (events) => checkChatStream(events, MODEL),
+    sampling: 'full',
+    burstS: BURST.durationS,
+  },
+  {
+    name: 'responses',
+    contentEventLabel: 'first response.output_text.delta',
+    path: '/v1/responses',
+    body: RESPONSES_STREAM_BODY,
+    headers: HEADERS,
+    isContentEvent: isResponsesContent,
+    check: (events) => checkResponsesStream(events, RESPONSES_MODEL),
+    sampling: 'short',
+    burstS: BURST.extraStreamS,
+  },
+  {
+    name: 'messages',
+    contentEventLabel: 'first content_block_delta',
+    path: '/v1/messages',
+    body: MESSAGES_STREAM_BODY,
+    headers: ANTHROPIC_HEADERS,
+    isContentEvent: isMessagesContent,
+    check: (events) => checkMessagesStream(events, MESSAGES_MODEL),
+    sampling: 'short',
+    burstS: BURST.extraStreamS,
+  },
+];
 
 // ---------------------------------------------------------------------------------------
 // Statistics
@@ -279,26 +427,48 @@ function startUpstream(variant: Variant): Promise<UpstreamChild> {
   });
 }
 
+/**
+ * Three providers, all pointing at the same fake upstream: an `openai-compatible` one for
+ * chat, a `kind: openai` one (whose models /v1/responses passes through to
+ * `{base_url}/responses`) and a `kind: anthropic` one (/v1/messages passed through to
+ * `{base_url}/v1/messages`). The last two need a key, else their models are hidden.
+ */
 function writeCatalog(dir: string, upstreamPort: number): string {
   const path = join(dir, 'catalog.yaml');
+  const origin = `http://127.0.0.1:${upstreamPort}`;
+  const model = (id: string, provider: string, family: string): Record<string, unknown> => ({
+    id,
+    provider,
+    family,
+    context_window: 128_000,
+    max_output_tokens: 16_384,
+    pricing: { input: 1, output: 2 },
+  });
   const catalog = {
     providers: [
       {
         name: 'bench-upstream',
         kind: 'openai-compatible',
-        base_url: `http://127.0.0.1:${upstreamPort}/v1`,
-        api_key_env: 'BENCH_UPSTREAM_API_KEY',
+        base_url: `${origin}/v1`,
+        api_key_env: UPSTREAM_KEY_ENV,
+      },
+      {
+        name: 'bench-openai',
+        kind: 'openai',
+        base_url: `${origin}/v1`,
+        api_key_env: UPSTREAM_KEY_ENV,
+      },
+      {
+        name: 'bench-anthropic',
+        kind: 'anthropic',
+        base_url: origin,
+        api_key_env: UPSTREAM_KEY_ENV,
       },
     ],
     models: [
-      {
-        id: MODEL,
-        provider: 'bench-upstream',
-        family: 'openai',
-        context_window: 128_000,
-        max_output_tokens: 16_384,
-        pricing: { input: 1, output: 2 },
-      },
+      model(MODEL, 'bench-upstream', 'openai'),
+      model(RESPONSES_MODEL, 'bench-openai', 'openai'),
+      model(MESSAGES_MODEL, 'bench-anthropic', 'anthropic'),
     ],
   };
   writeFileSync(path, toYaml(catalog));
@@ -331,8 +501,9 @@ async function startGateway(dir: string, catalogPath: string): Promise<GatewayCh
       GATEWAY_API_KEYS: API_KEY,
       CATALOG_PATH: catalogPath,
       LOG_LEVEL,
-      BENCH_UPSTREAM_API_KEY: 'sk-bench-upstream',
+      [UPSTREAM_KEY_ENV]: 'sk-bench-upstream',
       SHUTDOWN_TIMEOUT_MS: '3000',
+      ...RATE_LIMIT_ENV,
     },
   });
   closeSync(logFd);
@@ -411,6 +582,8 @@ interface LogSummary {
   lines: number;
   byLevel: Record<string, number>;
   nonOkAccessLines: number;
+  /** The non-200 requests, counted by "<status> <path> <outcome> <errorCode>". */
+  nonOkRequests: Record<string, number>;
   /** Up to 10 distinct warn-or-worse messages. */
   problems: string[];
 }
@@ -426,13 +599,27 @@ const PINO_LEVELS: Record<number, string> = {
 
 /** Reads the gateway's JSON log: counts per level, failed requests, warnings and errors. */
 function summarizeLog(path: string): LogSummary {
-  const summary: LogSummary = { lines: 0, byLevel: {}, nonOkAccessLines: 0, problems: [] };
+  const summary: LogSummary = {
+    lines: 0,
+    byLevel: {},
+    nonOkAccessLines: 0,
+    nonOkRequests: {},
+    problems: [],
+  };
   for (const line of readFileSync(path, 'utf8').split('\n')) {
     if (line.trim() === '') {
       continue;
     }
     summary.lines++;
-    let entry: { level?: number; msg?: string; status?: number; err?: { message?: string } };
+    let entry: {
+      level?: number;
+      msg?: string;
+      status?: number;
+      path?: string;
+      outcome?: string;
+      errorCode?: string;
+      err?: { message?: string };
+    };
     try {
       entry = JSON.parse(line);
     } catch {
@@ -442,6 +629,9 @@ function summarizeLog(path: string): LogSummary {
     summary.byLevel[level] = (summary.byLevel[level] ?? 0) + 1;
     if (entry.msg === 'request' && entry.status !== 200) {
       summary.nonOkAccessLines++;
+      const what = [entry.status, entry.path, entry.outcome, entry.errorCode].filter(Boolean);
+      const key = what.join(' ');
+      summary.nonOkRequests[key] = (summary.nonOkRequests[key] ?? 0) + 1;
     }
     const text = `${level}: ${entry.msg ?? ''}${entry.err?.message ? ` (${entry.err.message})` : ''}`;
     if ((entry.level ?? 0) >= 40 && summary.problems.length < 10) {
@@ -519,91 +709,204 @@ async function timeCompletion(t: Target, anomalies: Anomalies, check: boolean): 
 }
 
 interface StreamTiming {
-  /** Request start to the first `data:` chunk with non-empty delta content. */
+  /** Request start to the end of the first event that carries content. */
   ttftMs: number;
   /** Request start to the end of the body. */
   totalMs: number;
 }
 
-interface StreamShape {
-  firstContentAt?: bigint;
-  contentChunks: number;
-  usageChunks: number;
-  /** `data:` lines that are not JSON (a broken relay would show up here). */
-  malformed: number;
-  sawDone: boolean;
+/**
+ * An SSE decoder as the SDKs implement it: `event:` and `data:` lines accumulate until a
+ * blank line dispatches the event; comments (`: keepalive`) and other fields are ignored.
+ */
+class SseDecoder {
+  private pending = '';
+  private event: string | undefined;
+  private data: string[] = [];
+
+  constructor(private readonly onEvent: (e: SseEvent) => void) {}
+
+  push(text: string): void {
+    this.pending += text;
+    let newline = this.pending.indexOf('\n');
+    while (newline >= 0) {
+      this.line(this.pending.slice(0, newline).replace(/\r$/, ''));
+      this.pending = this.pending.slice(newline + 1);
+      newline = this.pending.indexOf('\n');
+    }
+  }
+
+  /** End of the body: a last event without its blank line still counts. */
+  end(): void {
+    if (this.pending !== '') {
+      this.line(this.pending);
+      this.pending = '';
+    }
+    this.line('');
+  }
+
+  private line(line: string): void {
+    if (line === '') {
+      if (this.data.length > 0) {
+        this.onEvent(toSseEvent(this.event, this.data.join('\n')));
+      }
+      this.event = undefined;
+      this.data = [];
+      return;
+    }
+    const colon = line.indexOf(':');
+    const field = colon < 0 ? line : line.slice(0, colon);
+    const value = colon < 0 ? '' : line.slice(colon + 1).replace(/^ /, '');
+    if (field === 'event') {
+      this.event = value;
+    } else if (field === 'data') {
+      this.data.push(value);
+    }
+  }
 }
 
-function readSseLine(line: string, shape: StreamShape): void {
-  if (!line.startsWith('data: ')) {
-    return;
-  }
-  const data = line.slice(6);
+function toSseEvent(event: string | undefined, data: string): SseEvent {
   if (data === '[DONE]') {
-    shape.sawDone = true;
-    return;
+    return { event, data, malformed: false };
   }
-  let chunk;
   try {
-    chunk = JSON.parse(data);
+    const json: unknown = JSON.parse(data);
+    if (typeof json === 'object' && json !== null && !Array.isArray(json)) {
+      return { event, data, json: json as SseEvent['json'], malformed: false };
+    }
   } catch {
-    shape.malformed++;
-    return;
+    // reported below
   }
-  if (Array.isArray(chunk.choices) && chunk.choices.length === 0) {
-    shape.usageChunks++;
-  } else if (
-    typeof chunk.choices?.[0]?.delta?.content === 'string' &&
-    chunk.choices[0].delta.content !== ''
-  ) {
-    shape.contentChunks++;
-    shape.firstContentAt ??= process.hrtime.bigint();
-  }
+  return { event, data, malformed: true };
 }
 
-function checkStream(t: Target, shape: StreamShape): string | undefined {
-  if (shape.malformed > 0) {
-    return `${t.name}: data: lines that are not JSON`;
+/** The event's type: its `event:` line, else the JSON `type`. */
+function eventType(e: SseEvent): string | undefined {
+  const type: unknown = e.json?.type;
+  return e.event ?? (typeof type === 'string' ? type : undefined);
+}
+
+function isChatContent(e: SseEvent): boolean {
+  // The empty role chunk that opens the stream does not count.
+  const content: unknown = e.json?.choices?.[0]?.delta?.content;
+  return typeof content === 'string' && content !== '';
+}
+
+function isResponsesContent(e: SseEvent): boolean {
+  return eventType(e) === 'response.output_text.delta';
+}
+
+function isMessagesContent(e: SseEvent): boolean {
+  return eventType(e) === 'content_block_delta';
+}
+
+/** Checks shared by every format: JSON data, and `event:` lines that match the JSON type. */
+function checkSseEvents(events: SseEvent[]): string | undefined {
+  if (events.some((e) => e.malformed)) {
+    return 'data: lines that are not JSON';
   }
-  if (shape.contentChunks !== CHUNK_COUNT) {
-    return `${t.name}: ${shape.contentChunks} content chunks instead of ${CHUNK_COUNT}`;
+  const mismatch = events.find((e) => e.event !== undefined && e.event !== e.json?.type);
+  return mismatch ? `event: ${mismatch.event} with data of type ${mismatch.json?.type}` : undefined;
+}
+
+function checkChatStream(events: SseEvent[], model: string): string | undefined {
+  const chunks = events.filter((e) => e.json !== undefined);
+  if (chunks[0]?.json?.model !== model) {
+    return `first chunk's model is ${chunks[0]?.json?.model}, not ${model}`;
   }
-  if (!shape.sawDone) {
-    return `${t.name}: stream without data: [DONE]`;
+  const content = events.filter(isChatContent).length;
+  if (content !== CHUNK_COUNT) {
+    return `${content} content chunks instead of ${CHUNK_COUNT}`;
+  }
+  if (events[events.length - 1]?.data !== '[DONE]') {
+    return 'stream without a final data: [DONE]';
   }
   // The client did not ask for usage, so no usage chunk may reach it.
-  return shape.usageChunks > 0 ? `${t.name}: usage chunk sent though not requested` : undefined;
+  const usage = chunks.some((e) => Array.isArray(e.json?.choices) && e.json.choices.length === 0);
+  return usage ? 'usage chunk sent though not requested' : undefined;
 }
 
-/** One streamed request, read to the end; the clock stops at the first content chunk. */
-async function timeStream(t: Target, anomalies: Anomalies): Promise<StreamTiming> {
+/** wire-formats.md 3.4 to 3.6: named events, sequence numbers 0, 1, 2, ..., one terminal. */
+function checkResponsesStream(events: SseEvent[], model: string): string | undefined {
+  if (events.some((e) => e.event === undefined)) {
+    return 'event without an event: line';
+  }
+  const gap = events.findIndex((e, i) => e.json?.sequence_number !== i);
+  if (gap >= 0) {
+    return `event ${gap} has sequence_number ${events[gap].json?.sequence_number}`;
+  }
+  const first = events[0];
+  const last = events[events.length - 1];
+  if (first?.event !== 'response.created' || first.json?.response?.model !== model) {
+    return `stream opens with ${first?.event} (model ${first?.json?.response?.model}), not response.created (model ${model})`;
+  }
+  const deltas = events.filter(isResponsesContent).length;
+  if (deltas !== CHUNK_COUNT) {
+    return `${deltas} response.output_text.delta events instead of ${CHUNK_COUNT}`;
+  }
+  if (last?.event !== 'response.completed') {
+    return `stream ends with ${last?.event}, not response.completed`;
+  }
+  if (typeof last.json?.response?.usage?.total_tokens !== 'number') {
+    return 'response.completed without usage';
+  }
+  return last.json?.response?.model === model ? undefined : 'response.completed with another model';
+}
+
+/** wire-formats.md 4.6: message_start, the blocks, message_delta with usage, message_stop. */
+function checkMessagesStream(events: SseEvent[], model: string): string | undefined {
+  if (events.some((e) => e.event === undefined)) {
+    return 'event without an event: line';
+  }
+  const first = events[0];
+  if (first?.event !== 'message_start' || first.json?.message?.model !== model) {
+    return `stream opens with ${first?.event} (model ${first?.json?.message?.model}), not message_start (model ${model})`;
+  }
+  const deltas = events.filter(
+    (e) => isMessagesContent(e) && e.json?.delta?.type === 'text_delta',
+  ).length;
+  if (deltas !== CHUNK_COUNT) {
+    return `${deltas} text_delta events instead of ${CHUNK_COUNT}`;
+  }
+  const messageDelta = events.find((e) => e.event === 'message_delta');
+  if (typeof messageDelta?.json?.usage?.output_tokens !== 'number') {
+    return 'no message_delta with usage';
+  }
+  const last = events[events.length - 1];
+  return last?.event === 'message_stop' ? undefined : `stream ends with ${last?.event}`;
+}
+
+/** One streamed request, read to the end; the clock stops at the first content event. */
+async function timeStream(t: Target, c: StreamCase, anomalies: Anomalies): Promise<StreamTiming> {
+  const spec: StreamRequest = (t.name === 'direct' ? c.direct : undefined) ?? c;
   const start = process.hrtime.bigint();
   const res = await t.pool.request({
-    path: CHAT_PATH,
+    path: spec.path,
     method: 'POST',
-    headers: HEADERS,
-    body: STREAM_BODY,
+    headers: spec.headers,
+    body: spec.body,
   });
   if (res.statusCode !== 200) {
     const text = await res.body.text();
-    throw new Error(`${t.name} answered HTTP ${res.statusCode}: ${text.slice(0, 500)}`);
+    throw new Error(`${t.name} ${c.name} stream: HTTP ${res.statusCode}: ${text.slice(0, 500)}`);
   }
-  const shape: StreamShape = { contentChunks: 0, usageChunks: 0, malformed: 0, sawDone: false };
-  let pending = '';
+  const events: SseEvent[] = [];
+  let firstContentAt: bigint | undefined;
+  const decoder = new SseDecoder((e) => {
+    events.push(e);
+    if (firstContentAt === undefined && spec.isContentEvent(e)) {
+      firstContentAt = process.hrtime.bigint();
+    }
+  });
   res.body.setEncoding('utf8');
   for await (const piece of res.body) {
-    pending += piece as string;
-    let newline = pending.indexOf('\n');
-    while (newline >= 0) {
-      readSseLine(pending.slice(0, newline).replace(/\r$/, ''), shape);
-      pending = pending.slice(newline + 1);
-      newline = pending.indexOf('\n');
-    }
+    decoder.push(piece as string);
   }
+  decoder.end();
   const totalMs = elapsedMs(start);
-  note(anomalies, checkStream(t, shape));
-  const ttftMs =
-    shape.firstContentAt === undefined ? NaN : Number(shape.firstContentAt - start) / 1e6;
+  const problem = checkSseEvents(events) ?? spec.check(events);
+  note(anomalies, problem === undefined ? undefined : `${t.name} ${c.name} stream: ${problem}`);
+  const ttftMs = firstContentAt === undefined ? NaN : Number(firstContentAt - start) / 1e6;
   return { ttftMs, totalMs };
 }
 
@@ -671,27 +974,35 @@ async function measureLatency(
 }
 
 interface StreamComparison {
+  /** The STREAM_CASES entry. */
+  name: string;
+  path: string;
   ttft: Comparison;
   total: Comparison;
 }
 
-async function measureTtft(
+/** One stream case: warm-up pairs, then measured pairs, direct and gateway interleaved. */
+async function measureStream(
   v: Variant,
+  c: StreamCase,
   direct: Target,
   gateway: Target,
   anomalies: Anomalies,
 ): Promise<StreamComparison> {
+  const counts = v.streamPairs[c.sampling];
   await interleave(
-    Math.ceil(v.ttftWarmupPairs * SCALE),
-    () => timeStream(direct, anomalies),
-    () => timeStream(gateway, anomalies),
+    Math.ceil(counts.warmup * SCALE),
+    () => timeStream(direct, c, anomalies),
+    () => timeStream(gateway, c, anomalies),
   );
   const { a, b } = await interleave(
-    Math.ceil(v.ttftPairs * SCALE),
-    () => timeStream(direct, anomalies),
-    () => timeStream(gateway, anomalies),
+    Math.ceil(counts.measured * SCALE),
+    () => timeStream(direct, c, anomalies),
+    () => timeStream(gateway, c, anomalies),
   );
   return {
+    name: c.name,
+    path: c.path,
     ttft: compare(
       a.map((s) => s.ttftMs),
       b.map((s) => s.ttftMs),
@@ -703,29 +1014,61 @@ async function measureTtft(
   };
 }
 
+/** Every entry of STREAM_CASES, one after the other. */
+async function measureStreams(
+  v: Variant,
+  direct: Target,
+  gateway: Target,
+  anomalies: Anomalies,
+): Promise<StreamComparison[]> {
+  const out: StreamComparison[] = [];
+  for (const c of STREAM_CASES) {
+    log(`[${v.name}] ${c.name} stream, time to first content, concurrency 1 ...`);
+    out.push(await measureStream(v, c, direct, gateway, anomalies));
+  }
+  return out;
+}
+
+/** What autocannon sends: one fixed request, over and over. */
+interface CannonRequest {
+  path: string;
+  headers: Record<string, string>;
+  body: string;
+}
+
+const CHAT_REQUEST: CannonRequest = { path: CHAT_PATH, headers: HEADERS, body: JSON_BODY };
+
 function cannon(
   t: Target,
-  body: string,
+  request: CannonRequest,
   connections: number,
   durationS: number,
 ): Promise<autocannon.Result> {
   return autocannon({
-    url: t.origin + CHAT_PATH,
+    url: t.origin + request.path,
     method: 'POST',
-    headers: HEADERS,
-    body,
+    headers: request.headers,
+    body: request.body,
     connections,
     duration: Math.max(1, Math.round(durationS * SCALE)),
   });
 }
 
-/** Short concurrent bursts of both request kinds, to JIT-compile the hot paths first. */
+/**
+ * Short concurrent bursts of every request kind (non-streamed chat, then each stream case
+ * with the request it sends to this target), to JIT-compile the hot paths first.
+ */
 async function burst(t: Target): Promise<void> {
-  for (const [kind, body] of [
-    ['non-streamed', JSON_BODY],
-    ['streamed', STREAM_BODY],
-  ]) {
-    const r = await cannon(t, body, BURST.connections, BURST.durationS);
+  const bursts: [string, CannonRequest, number][] = [
+    ['non-streamed chat', CHAT_REQUEST, BURST.durationS],
+    ...STREAM_CASES.map((c): [string, CannonRequest, number] => [
+      `${c.name} stream`,
+      (t.name === 'direct' ? c.direct : undefined) ?? c,
+      c.burstS,
+    ]),
+  ];
+  for (const [kind, request, seconds] of bursts) {
+    const r = await cannon(t, request, BURST.connections, seconds);
     // Measuring a target that fails already under light load would be meaningless.
     if (r.errors + r.timeouts + r.non2xx > 0) {
       throw new Error(
@@ -768,10 +1111,10 @@ async function measureLoad(
   t: Target,
   pids: { upstream?: number; gateway?: number },
 ): Promise<LoadResult> {
-  await cannon(t, JSON_BODY, LOAD.connections, LOAD.warmupS);
+  await cannon(t, CHAT_REQUEST, LOAD.connections, LOAD.warmupS);
   const gatewayBefore = cpuTimeMs(pids.gateway);
   const upstreamBefore = cpuTimeMs(pids.upstream);
-  const r = await cannon(t, JSON_BODY, LOAD.connections, LOAD.durationS);
+  const r = await cannon(t, CHAT_REQUEST, LOAD.connections, LOAD.durationS);
   const total = r.requests.total;
   return {
     requestsPerSec: round(r.requests.average, 1),
@@ -798,7 +1141,8 @@ async function measureLoad(
 interface VariantResult {
   variant: Variant;
   latency: Comparison;
-  stream: StreamComparison;
+  /** One entry per STREAM_CASES entry, in order. */
+  streams: StreamComparison[];
   load: { direct: LoadResult; gateway: LoadResult };
   anomalies: Record<string, number>;
   gatewayLog: LogSummary;
@@ -816,14 +1160,13 @@ async function measurePhases(
   await burst(gateway);
   log(`[${v.name}] non-streamed latency, concurrency 1 ...`);
   const latency = await measureLatency(v, direct, gateway, anomalies);
-  log(`[${v.name}] time to first token, concurrency 1 ...`);
-  const stream = await measureTtft(v, direct, gateway, anomalies);
+  const streams = await measureStreams(v, direct, gateway, anomalies);
   log(`[${v.name}] throughput, ${LOAD.connections} connections ...`);
   const load = {
     direct: await measureLoad(direct, { upstream: pids.upstream }),
     gateway: await measureLoad(gateway, pids),
   };
-  return { variant: v, latency, stream, load, anomalies: Object.fromEntries(anomalies) };
+  return { variant: v, latency, streams, load, anomalies: Object.fromEntries(anomalies) };
 }
 
 async function runVariant(v: Variant, dir: string): Promise<VariantResult> {
@@ -887,6 +1230,20 @@ function comparisonRows(label: string, c: Comparison): string[] {
   ];
 }
 
+function streamRows(s: StreamComparison): string[] {
+  const label = STREAM_CASES.find((c) => c.name === s.name)?.contentEventLabel ?? '';
+  return [
+    `  Stream ${s.name} ${s.path}, concurrency 1 (n=${s.ttft.direct.count} pairs; TTFT: ${label})`,
+    ...comparisonRows('TTFT', s.ttft),
+    row(
+      'whole stream p50 (ms)',
+      fmt(s.total.direct.p50),
+      fmt(s.total.gateway.p50),
+      signed(s.total.added.p50),
+    ),
+  ];
+}
+
 function loadRows(load: VariantResult['load']): string[] {
   const { direct: d, gateway: g } = load;
   const change = ((g.requestsPerSec - d.requestsPerSec) / d.requestsPerSec) * 100;
@@ -919,6 +1276,7 @@ function problemLines(r: VariantResult): string[] {
   const gl = r.gatewayLog;
   const lines = [
     `  gateway log: ${gl.lines} lines ${JSON.stringify(gl.byLevel)}, non-200 requests: ${gl.nonOkAccessLines}`,
+    ...Object.entries(gl.nonOkRequests).map(([what, count]) => `    non-200 x${count}: ${what}`),
     ...gl.problems.map((p) => `    ${p}`),
   ];
   for (const [message, count] of Object.entries(r.anomalies)) {
@@ -934,17 +1292,10 @@ function variantTable(r: VariantResult): string {
     '',
     `${v.name} to first byte; streams: ${CHUNK_COUNT} content chunks ${v.chunkIntervalMs} ms apart`,
     row('', 'direct', 'gateway', 'added'),
-    `  Non-stream, concurrency 1 (n=${r.latency.direct.count} pairs)`,
+    `  Non-stream chat, concurrency 1 (n=${r.latency.direct.count} pairs)`,
     ...comparisonRows('latency', r.latency),
-    `  Stream, concurrency 1 (n=${r.stream.ttft.direct.count} pairs)`,
-    ...comparisonRows('TTFT', r.stream.ttft),
-    row(
-      'whole stream p50 (ms)',
-      fmt(r.stream.total.direct.p50),
-      fmt(r.stream.total.gateway.p50),
-      signed(r.stream.total.added.p50),
-    ),
-    `  Non-stream, ${LOAD.connections} connections, ${seconds} s (autocannon, 1 ms resolution)`,
+    ...r.streams.flatMap(streamRows),
+    `  Non-stream chat, ${LOAD.connections} connections, ${seconds} s (autocannon, 1 ms resolution)`,
     ...loadRows(r.load),
     ...problemLines(r),
   ].join('\n');
@@ -997,7 +1348,18 @@ function writeResults(env: Environment, results: VariantResult[]): string {
   mkdirSync(dir, { recursive: true });
   // Colons are not allowed in Windows file names.
   const path = join(dir, `${new Date().toISOString().replace(/:/g, '-')}.json`);
-  const settings = { chunkCount: CHUNK_COUNT, load: LOAD, burst: BURST };
+  const settings = {
+    chunkCount: CHUNK_COUNT,
+    load: LOAD,
+    burst: BURST,
+    rateLimitEnv: RATE_LIMIT_ENV,
+    streamCases: STREAM_CASES.map((c) => ({
+      name: c.name,
+      path: c.path,
+      ttftStopsAt: c.contentEventLabel,
+      sampling: c.sampling,
+    })),
+  };
   writeFileSync(path, `${JSON.stringify({ environment: env, settings, results }, null, 2)}\n`);
   return path;
 }

@@ -10,17 +10,6 @@ import { requestContextMiddleware } from './common/logging/request-context.middl
 import type { GatewayRequest } from './common/request-context';
 import type { AllConfig } from './config';
 
-const CORS_HEADERS = [
-  'authorization',
-  'content-type',
-  'x-api-key',
-  'anthropic-version',
-  'anthropic-beta',
-  'anthropic-dangerous-direct-browser-access',
-  'x-request-id',
-  'x-stainless-*',
-];
-
 /**
  * HTTP plumbing shared by main.ts and the e2e tests: request context and access log
  * first, then the JSON body parser (whose failures are answered here, in the envelope
@@ -35,7 +24,8 @@ export function configureApp(app: NestExpressApplication, logger: Logger): INest
   if (corsOrigins.length > 0) {
     app.enableCors({
       origin: corsOrigins.includes('*') ? true : corsOrigins,
-      allowedHeaders: CORS_HEADERS.join(','),
+      // No allowedHeaders: the preflight echoes what the SDK asks for (x-api-key,
+      // anthropic-*, x-stainless-*), which a fixed list with patterns cannot match.
       exposedHeaders: ['x-request-id', 'request-id', 'retry-after'],
     });
   }
@@ -67,6 +57,5 @@ export function configureApp(app: NestExpressApplication, logger: Logger): INest
         ),
       );
   });
-  app.enableShutdownHooks();
   return app;
 }

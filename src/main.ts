@@ -26,6 +26,17 @@ async function main(): Promise<void> {
       .get('app', { infer: true });
     await app.listen(port, host);
     logger.info({ port }, `gateway listening on http://localhost:${port}`);
+    // Own signal handling rather than enableShutdownHooks: Nest re-raises the signal after
+    // close, which would kill the process before the asynchronous log writes are flushed.
+    const stop = (signal: NodeJS.Signals): void => {
+      logger.info({ signal }, 'shutdown requested');
+      app
+        .close()
+        .catch((e: unknown) => logger.error({ err: e }, 'error during shutdown'))
+        .finally(() => logger.flush(() => process.exit(0)));
+    };
+    process.once('SIGTERM', stop);
+    process.once('SIGINT', stop);
   } catch (e) {
     if (e instanceof ConfigValidationError || e instanceof CatalogError) {
       logger.fatal(e.message);

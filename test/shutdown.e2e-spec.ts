@@ -1,5 +1,5 @@
-import type { HttpException } from '@nestjs/common';
 import OpenAI from 'openai';
+import type { GatewayError } from '../src/common/errors/gateway-errors';
 import { HealthController } from '../src/health/health.controller';
 import { startGateway, TEST_KEY, testCatalog } from './support/gateway';
 
@@ -35,7 +35,7 @@ describe('graceful shutdown', () => {
             probe.ready();
             return 200;
           } catch (e) {
-            return (e as HttpException).getStatus();
+            return (e as GatewayError).status;
           }
         })();
       }

@@ -349,6 +349,30 @@ describe('parseCatalog', () => {
         expect.stringMatching(/^models\[0\]\.created/),
       ]);
     });
+
+    it('a date that does not exist even though its fields are in range', () => {
+      expect(problemsOf(oneModel("family: openai\ncreated: '2025-02-30'"))).toEqual([
+        expect.stringMatching(/^models\[0\]\.created: '2025-02-30' is not a real date/),
+      ]);
+    });
+
+    it('a misspelled key instead of ignoring it', () => {
+      expect(problemsOf(oneModel('family: openai\nupstream_idd: x'))).toEqual([
+        expect.stringMatching(/^models\[0\]\.upstream_idd: property upstream_idd should not exist/),
+      ]);
+    });
+
+    it('an upstream API the provider kind does not speak', () => {
+      const text = oneModel(
+        'family: anthropic\nupstream_api: chat_completions',
+        'kind: anthropic\n    base_url: https://x.test',
+      );
+      expect(problemsOf(text)).toEqual([
+        expect.stringMatching(
+          /^models\[0\]\.upstream_api: 'chat_completions' does not fit provider kind 'anthropic' \(use messages\)/,
+        ),
+      ]);
+    });
   });
 });
 

@@ -35,6 +35,14 @@ const DEFAULT_UPSTREAM_API: Record<CatalogProvider['kind'], UpstreamApi> = {
   local: 'local',
 };
 
+/** The upstream APIs each provider kind actually speaks. */
+const UPSTREAM_APIS_BY_KIND: Record<CatalogProvider['kind'], UpstreamApi[]> = {
+  openai: ['chat_completions', 'responses'],
+  'openai-compatible': ['chat_completions', 'responses'],
+  anthropic: ['messages'],
+  local: ['local'],
+};
+
 function defaultEndpoints(family: string): WireFormat[] {
   // Chat completions serves every model; the Responses API is OpenAI's own.
   return family === 'openai'
@@ -81,13 +89,17 @@ function toModel(
     problems.push(`${where}.endpoints: the responses endpoint serves only the openai family`);
   }
   const upstreamApi = m.upstream_api ?? DEFAULT_UPSTREAM_API[provider.kind];
-  if ((upstreamApi === 'local') !== (provider.kind === 'local')) {
+  if (!UPSTREAM_APIS_BY_KIND[provider.kind].includes(upstreamApi)) {
+    const fits = UPSTREAM_APIS_BY_KIND[provider.kind].join(' or ');
     problems.push(
-      `${where}.upstream_api: '${upstreamApi}' does not fit provider kind '${provider.kind}'`,
+      `${where}.upstream_api: '${upstreamApi}' does not fit provider kind '${provider.kind}' (use ${fits})`,
     );
   }
   const created = m.created ? Date.parse(`${m.created}T00:00:00Z`) : 0;
-  if (Number.isNaN(created)) {
+  // Date.parse rolls 2025-02-30 over to March; a real date prints back the same.
+  const realDate =
+    !m.created || (!Number.isNaN(created) && new Date(created).toISOString().startsWith(m.created));
+  if (!realDate) {
     problems.push(`${where}.created: '${m.created}' is not a real date`);
   }
   if (m.max_output_tokens > m.context_window) {
@@ -131,7 +143,9 @@ export function parseCatalog(text: string, env: NodeJS.ProcessEnv, source = 'cat
   }
   const file = plainToInstance(CatalogFileSchema, raw);
   const problems: string[] = [];
-  flatten(validateSync(file, { forbidUnknownValues: true }), '', problems);
+  // Unknown keys are errors: a misspelled api_key_env would otherwise hide a provider.
+  const options = { forbidUnknownValues: true, whitelist: true, forbidNonWhitelisted: true };
+  flatten(validateSync(file, options), '', problems);
   if (problems.length > 0) {
     throw new CatalogError(source, problems);
   }

@@ -95,8 +95,11 @@ export class ModelsController {
     const limit = Number.isInteger(parsed) ? Math.min(Math.max(parsed, 1), 1000) : 20;
     let start = 0;
     let end = models.length;
+    const backwards = afterId === undefined && beforeId !== undefined;
+    // An unknown cursor yields an empty last page rather than restarting from the top.
     if (afterId !== undefined) {
-      start = models.findIndex((m) => m.id === afterId) + 1;
+      const at = models.findIndex((m) => m.id === afterId);
+      start = at < 0 ? models.length : at + 1;
     } else if (beforeId !== undefined) {
       end = Math.max(
         models.findIndex((m) => m.id === beforeId),
@@ -107,7 +110,8 @@ export class ModelsController {
     const page = models.slice(start, Math.min(start + limit, end)).map(toAnthropic);
     return {
       data: page,
-      has_more: start + page.length < end,
+      // Paging backwards, "more" lies before the page; forwards, after it.
+      has_more: backwards ? start > 0 : start + page.length < end,
       first_id: page[0]?.id ?? null,
       last_id: page[page.length - 1]?.id ?? null,
     };

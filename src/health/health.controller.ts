@@ -1,4 +1,5 @@
-import { Controller, Get, HttpException, HttpStatus } from '@nestjs/common';
+import { Controller, Get } from '@nestjs/common';
+import { GatewayError } from '../common/errors/gateway-errors';
 import { Public } from '../auth/public.decorator';
 import { CatalogService } from '../catalog/catalog.service';
 import { ShutdownState } from './shutdown.state';
@@ -21,7 +22,9 @@ export class HealthController {
   @Get('ready')
   ready(): { status: 'ready'; models: number } {
     if (this.shutdown.draining) {
-      throw new HttpException('shutting down', HttpStatus.SERVICE_UNAVAILABLE);
+      throw new GatewayError(503, 'overloaded', 'The gateway is shutting down.', {
+        code: 'shutting_down',
+      });
     }
     return { status: 'ready', models: this.catalog.size };
   }

@@ -26,10 +26,12 @@ function hasText(content: unknown): boolean {
   );
 }
 
+function isBody(body: unknown): body is Record<string, unknown> {
+  return typeof body === 'object' && body !== null && !Array.isArray(body);
+}
+
 function field(body: unknown, name: string): unknown {
-  return typeof body === 'object' && body !== null
-    ? (body as Record<string, unknown>)[name]
-    : undefined;
+  return isBody(body) ? body[name] : undefined;
 }
 
 /** Chat completions: a `system` or `developer` message with text. */
@@ -53,7 +55,7 @@ export const chatSystemPrompt: SystemPromptCheck = (body) => {
 
 /** Responses: non-empty `instructions`. */
 export const responsesSystemPrompt: SystemPromptCheck = (body) =>
-  typeof body !== 'object' || body === null || hasText(field(body, 'instructions'))
+  !isBody(body) || hasText(field(body, 'instructions'))
     ? undefined
     : {
         param: 'instructions',
@@ -62,7 +64,7 @@ export const responsesSystemPrompt: SystemPromptCheck = (body) =>
 
 /** Anthropic messages: non-empty top-level `system` (string or text blocks). */
 export const messagesSystemPrompt: SystemPromptCheck = (body) =>
-  typeof body !== 'object' || body === null || hasText(field(body, 'system'))
+  !isBody(body) || hasText(field(body, 'system'))
     ? undefined
     : {
         param: 'system',

@@ -7,7 +7,12 @@ import {
   UpstreamHttpError,
   UpstreamTimeoutError,
 } from '../common/errors/gateway-errors';
-import { UpstreamResponse, mapTransportError, upstreamHttpError } from './upstream-http.client';
+import {
+  UpstreamHttpClient,
+  UpstreamResponse,
+  mapTransportError,
+  upstreamHttpError,
+} from './upstream-http.client';
 
 function fakeResponse(
   statusCode: number,
@@ -208,5 +213,46 @@ describe('mapTransportError', () => {
   it('passes a GatewayError through unchanged', () => {
     const e = new InvalidRequestError('x');
     expect(mapTransportError(e)).toBe(e);
+  });
+});
+
+describe('UpstreamHttpClient.sendOk', () => {
+  it('never relays the credential an upstream quotes back in its error', async () => {
+    const { createServer } = await import('node:http');
+    const server = createServer((_req, res) => {
+      res.writeHead(500, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ error: { message: 'bad key sk-provider-secret-123 used' } }));
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const { port } = server.address() as { port: number };
+    const config = {
+      get: () => ({
+        connectTimeoutMs: 1000,
+        headersTimeoutMs: 1000,
+        bodyTimeoutMs: 1000,
+        maxConnections: 0,
+        keepAliveTimeoutMs: 1000,
+      }),
+    };
+    const client = new UpstreamHttpClient(config as never);
+    try {
+      const err = await client
+        .sendOk(
+          {
+            url: `http://127.0.0.1:${port}/v1/x`,
+            method: 'POST',
+            headers: { authorization: 'Bearer sk-provider-secret-123' },
+            body: '{}',
+            signal: new AbortController().signal,
+          },
+          'openai',
+        )
+        .catch((e: unknown) => e as Error);
+      expect(err.message).toContain('[redacted]');
+      expect(err.message).not.toContain('sk-provider-secret-123');
+    } finally {
+      await client.onApplicationShutdown();
+      server.close();
+    }
   });
 });

@@ -1,4 +1,4 @@
-import { Injectable, OnModuleDestroy } from '@nestjs/common';
+import { Injectable, OnApplicationShutdown } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { Agent, Dispatcher, errors as undiciErrors } from 'undici';
 import {
@@ -29,7 +29,7 @@ const MAX_ERROR_BODY = 64 * 1024;
  * and timeouts for connect, response headers and body silence.
  */
 @Injectable()
-export class UpstreamHttpClient implements OnModuleDestroy {
+export class UpstreamHttpClient implements OnApplicationShutdown {
   private readonly agent: Agent;
 
   constructor(config: ConfigService<AllConfig, true>) {
@@ -65,12 +65,44 @@ export class UpstreamHttpClient implements OnModuleDestroy {
     if (res.statusCode >= 200 && res.statusCode < 300) {
       return res;
     }
-    throw await upstreamHttpError(res, providerName);
+    const error = await upstreamHttpError(res, providerName);
+    // An upstream may quote the credential it was sent; never hand that to a client.
+    for (const secret of credentialsOf(req.headers)) {
+      if (error.message.includes(secret)) {
+        throw new UpstreamHttpError(
+          error.status,
+          error.kind,
+          error.message.split(secret).join('[redacted]'),
+          {
+            param: error.param,
+            code: error.code,
+            headers: error.headers,
+          },
+        );
+      }
+    }
+    throw error;
   }
 
-  async onModuleDestroy(): Promise<void> {
-    await this.agent.close();
+  /**
+   * Runs after the HTTP server has closed, i.e. after in-flight streams finished or were
+   * cut at SHUTDOWN_TIMEOUT_MS; anything still open upstream is destroyed, not awaited.
+   */
+  async onApplicationShutdown(): Promise<void> {
+    await this.agent.destroy();
   }
+}
+
+function credentialsOf(headers: Record<string, string>): string[] {
+  const out: string[] = [];
+  const auth = headers.authorization;
+  if (auth !== undefined) {
+    out.push(auth.replace(/^Bearer\s+/i, ''));
+  }
+  if (headers['x-api-key'] !== undefined) {
+    out.push(headers['x-api-key']);
+  }
+  return out.filter((s) => s.length >= 8);
 }
 
 /** Maps undici/network failures to 502/504, and our own abort to ClientAbortedError. */

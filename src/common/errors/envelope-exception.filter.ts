@@ -19,8 +19,8 @@ export abstract class EnvelopeExceptionFilter implements ExceptionFilter {
     const { error, isUnexpected } = normalizeError(exception, req.method, req.path);
     if (isUnexpected) {
       this.logger.error(
-        { requestId: req.ctx?.requestId, err: exception },
-        'unhandled error while serving a request',
+        `unhandled error while serving request ${req.ctx?.requestId ?? '-'}: ${String(exception)}`,
+        exception instanceof Error ? exception.stack : undefined,
       );
     }
     if (req.ctx) {

@@ -153,7 +153,10 @@ describe('GlobalExceptionFilter', () => {
     expect(JSON.stringify(rec.body)).not.toContain('secretField');
     expect(rec.body).toMatchObject({ error: { type: 'server_error' } });
     expect(logError).toHaveBeenCalledTimes(1);
-    expect(logError.mock.calls[0][0]).toMatchObject({ requestId: 'req_abc', err: boom });
+    // The log (not the client) gets the request id, the error and its stack.
+    expect(logError.mock.calls[0][0]).toContain('req_abc');
+    expect(logError.mock.calls[0][0]).toContain('secretField');
+    expect(logError.mock.calls[0][1]).toBe(boom.stack);
   });
 
   it('only ends the response when a stream already started', () => {

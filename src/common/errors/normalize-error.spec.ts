@@ -150,4 +150,22 @@ describe('normalizeError', () => {
     expect(error.status).toBe(500);
     expect(isUnexpected).toBe(true);
   });
+
+  it('treats any error carrying a 4xx status (e.g. a corrupt gzip body) as a client error', () => {
+    const zlib = Object.assign(new Error('incorrect header check'), { status: 400 });
+    const { error, isUnexpected } = normalizeError(zlib, 'POST', '/v1/messages');
+    expect(isUnexpected).toBe(false);
+    expect(error.status).toBe(400);
+    expect(error.message).toContain('malformed or wrongly encoded body');
+  });
+
+  it('answers 400, not 500, when a body is nested deeper than the stack allows', () => {
+    const { error, isUnexpected } = normalizeError(
+      new RangeError('Maximum call stack size exceeded'),
+      'POST',
+      '/v1/chat/completions',
+    );
+    expect(isUnexpected).toBe(false);
+    expect(error).toMatchObject({ status: 400, code: 'invalid_json' });
+  });
 });

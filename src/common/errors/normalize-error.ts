@@ -8,18 +8,16 @@ import {
   kindForStatus,
 } from './gateway-errors';
 
-interface BodyParserError {
-  type: string;
+/** body-parser, raw-body and zlib errors carry an HTTP status; `type` is set by body-parser. */
+interface StatusError {
+  type?: string;
   status: number;
   limit?: number;
 }
 
-function isBodyParserError(e: unknown): e is BodyParserError {
+function isStatusError(e: unknown): e is StatusError {
   return (
-    typeof e === 'object' &&
-    e !== null &&
-    typeof (e as { type?: unknown }).type === 'string' &&
-    typeof (e as { status?: unknown }).status === 'number'
+    typeof e === 'object' && e !== null && typeof (e as { status?: unknown }).status === 'number'
   );
 }
 
@@ -53,7 +51,17 @@ export function normalizeError(
       isUnexpected: status >= 500,
     };
   }
-  if (isBodyParserError(exception)) {
+  if (exception instanceof RangeError && /call stack/i.test(exception.message)) {
+    return {
+      error: new InvalidRequestError(
+        'The request body is nested too deeply.',
+        null,
+        'invalid_json',
+      ),
+      isUnexpected: false,
+    };
+  }
+  if (isStatusError(exception)) {
     if (exception.type === 'entity.too.large') {
       return { error: new PayloadTooLargeError(exception.limit ?? 0), isUnexpected: false };
     }
@@ -72,7 +80,7 @@ export function normalizeError(
         error: new GatewayError(
           exception.status,
           kindForStatus(exception.status),
-          `The request body could not be read (${exception.type}).`,
+          `The request body could not be read (${exception.type ?? 'malformed or wrongly encoded body'}).`,
         ),
         isUnexpected: false,
       };

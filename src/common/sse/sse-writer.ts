@@ -72,6 +72,8 @@ export function writeSse(res: Response, frames: Observable<SseFrame>, opts: SseW
     clearTimeout(keepalive);
     res.off('drain', onDrain);
     res.off('close', onClose);
+    // A source parked on backpressure must wake up to see it was cancelled.
+    opts.flow.resume();
     if (outcome !== 'client_closed') {
       res.end();
     }

@@ -31,6 +31,9 @@ export function sseFrames(
     body.on('data', (chunk: Buffer) => parser.feed(decoder.decode(chunk, { stream: true })));
     body.on('end', () => {
       ended = true;
+      // A last event without its blank line still counts: the extra blank lines dispatch
+      // it, and are a no-op after a properly terminated stream.
+      parser.feed(`${decoder.decode()}\n\n`);
       subscriber.complete();
     });
     body.on('error', (err) => {

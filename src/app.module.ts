@@ -6,6 +6,7 @@ import { GlobalExceptionFilter } from './common/errors/global-exception.filter';
 import { gatewayConfigModule } from './config';
 import { ChatCompletionsModule } from './formats/chat-completions/chat-completions.module';
 import { HealthModule } from './health/health.module';
+import { LimitsModule } from './limits/limits.module';
 import { MessagesModule } from './formats/messages/messages.module';
 import { ResponsesModule } from './formats/responses/responses.module';
 import { PolicyModule } from './policy/policy.module';
@@ -19,6 +20,7 @@ import { UpstreamModule } from './upstream/upstream.module';
     PolicyModule,
     UpstreamModule,
     HealthModule,
+    LimitsModule,
     ChatCompletionsModule,
     ResponsesModule,
     MessagesModule,

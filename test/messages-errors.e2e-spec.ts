@@ -134,7 +134,7 @@ describe.each(ANTHROPIC_SDKS)(
       ["Missing required parameter: 'max_tokens'.", { ...OK, max_tokens: undefined }],
       ["Missing required parameter: 'model'.", { ...OK, model: undefined }],
       ["Missing required parameter: 'messages'.", { ...OK, messages: undefined }],
-      ["Invalid value for 'max_tokens'", { ...OK, max_tokens: 'many' }],
+      ["Invalid 'max_tokens'", { ...OK, max_tokens: 'many' }],
       ["Invalid value for 'temperature'", { ...OK, temperature: 1.5 }],
       ["'messages.0.role'", { ...OK, messages: [{ role: 'wizard', content: 'x' }] }],
       [

@@ -1,7 +1,11 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Logger } from '@nestjs/common';
 import type { ConfigService } from '@nestjs/config';
 import type { AllConfig } from '../config';
 import { ApiKeyService } from './api-key.service';
+import { sha256Hex } from './keys-file';
 
 function fakeConfig(
   apiKeys: string[],
@@ -94,5 +98,78 @@ describe('ApiKeyService', () => {
   it('starts in production when keys are configured', () => {
     const service = new ApiKeyService(fakeConfig(['prod-key'], 'production'));
     expect(service.verify('prod-key')).toBeDefined();
+  });
+});
+
+describe('ApiKeyService with a keys file', () => {
+  function withFile(yaml: string, apiKeys: string[] = []): ApiKeyService {
+    const dir = mkdtempSync(join(tmpdir(), 'gw-keys-'));
+    const path = join(dir, 'keys.yaml');
+    writeFileSync(path, yaml);
+    const config = fakeConfig(apiKeys, 'production');
+    const auth = config.get('auth', { infer: true });
+    auth.keysFile = path;
+    return new ApiKeyService(config);
+  }
+
+  beforeEach(() => {
+    jest.spyOn(Logger.prototype, 'log').mockImplementation(() => undefined);
+  });
+  afterEach(() => jest.restoreAllMocks());
+
+  it('accepts the keys of the file, even in production without GATEWAY_API_KEYS', () => {
+    const service = withFile(`keys:\n  - sha256: ${sha256Hex('file-key')}\n    name: team\n`);
+    const info = service.verify('file-key');
+    expect(info).toMatchObject({ id: sha256Hex('file-key').slice(0, 12), name: 'team' });
+    expect(service.verify('other')).toBeUndefined();
+  });
+
+  it('gives each key its limits over the file defaults, and finds a key by id', () => {
+    const service = withFile(
+      `
+defaults: { requests_per_minute: 100, tokens_per_minute: 1000 }
+models:
+  m1: { requests_per_minute: 5, tokens_per_minute: 50 }
+keys:
+  - sha256: ${sha256Hex('file-key')}
+    limits: { tokens_per_minute: 2000 }
+    models:
+      m1: { tokens_per_minute: 70 }
+      m2: { max_concurrent_streams: 1 }
+`,
+      ['env-key'],
+    );
+    const fileKey = service.verify('file-key')!;
+    expect(fileKey.limits).toEqual({ requestsPerMinute: 100, tokensPerMinute: 2000 });
+    expect(fileKey.modelLimits.get('m1')).toEqual({ requestsPerMinute: 5, tokensPerMinute: 70 });
+    expect(fileKey.modelLimits.get('m2')).toEqual({ maxConcurrentStreams: 1 });
+    const envKey = service.verify('env-key')!;
+    expect(envKey.limits).toEqual({ requestsPerMinute: 100, tokensPerMinute: 1000 });
+    expect(envKey.modelLimits.get('m1')).toEqual({ requestsPerMinute: 5, tokensPerMinute: 50 });
+    expect(service.info(fileKey.id)).toBe(fileKey);
+    expect(service.info('000000000000')).toBeUndefined();
+  });
+
+  it('takes the settings of a key listed in both places from the file', () => {
+    const service = withFile(
+      `keys:\n  - sha256: ${sha256Hex('both')}\n    limits: { requests_per_minute: 7 }\n`,
+      ['both'],
+    );
+    expect(service.verify('both')!.limits).toEqual({ requestsPerMinute: 7 });
+  });
+
+  it('tells whether any key has a given kind of limit', () => {
+    const service = withFile(
+      `keys:\n  - sha256: ${sha256Hex('k')}\n    models:\n      m: { tokens_per_minute: 9 }\n`,
+    );
+    expect(service.anyLimit((l) => (l.tokensPerMinute ?? 0) > 0)).toBe(true);
+    expect(service.anyLimit((l) => (l.requestsPerMinute ?? 0) > 0)).toBe(false);
+    expect(service.modelsWithLimits()).toEqual(new Set(['m']));
+  });
+
+  it('refuses to start on an invalid keys file', () => {
+    expect(() => withFile('keys:\n  - key_env: NOT_SET_ANYWHERE_123\n')).toThrow(
+      /keys\[0\]\.key_env: NOT_SET_ANYWHERE_123 is not set/,
+    );
   });
 });

@@ -6,19 +6,27 @@ import { readNamespace } from './validate-env';
 /** Client keys accepted by the gateway. */
 export class AuthEnv {
   @Expose() NODE_ENV?: string;
-  /** Comma-separated client keys; required when NODE_ENV=production. */
+  /** Comma-separated client keys; required when NODE_ENV=production without a keys file. */
   @Expose()
-  @ValidateIf((env: AuthEnv) => env.NODE_ENV === 'production' || env.GATEWAY_API_KEYS !== undefined)
+  @ValidateIf(
+    (env: AuthEnv) =>
+      (env.NODE_ENV === 'production' && env.GATEWAY_KEYS_FILE === undefined) ||
+      env.GATEWAY_API_KEYS !== undefined,
+  )
   @IsString()
   @Matches(/[^,\s]/, { message: 'GATEWAY_API_KEYS must list at least one key' })
   GATEWAY_API_KEYS?: string;
   @Expose() @IsOptional() @IsString() GATEWAY_DEV_API_KEY?: string;
+  /** YAML file of client keys (as SHA-256 hashes or variable names) with per-key limits. */
+  @Expose() @IsOptional() @IsString() GATEWAY_KEYS_FILE?: string;
 }
 
 export interface AuthConfig {
   apiKeys: string[];
   /** Key to use when none are configured outside production (random when unset). */
   devApiKey?: string;
+  /** Path of the keys file, when one is configured. */
+  keysFile?: string;
 }
 
 export const authConfig = registerAs('auth', (): AuthConfig => {
@@ -29,5 +37,6 @@ export const authConfig = registerAs('auth', (): AuthConfig => {
       .map((k) => k.trim())
       .filter(Boolean),
     devApiKey: env.GATEWAY_DEV_API_KEY,
+    keysFile: env.GATEWAY_KEYS_FILE,
   };
 });

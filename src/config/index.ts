@@ -3,6 +3,7 @@ import type { DynamicModule } from '@nestjs/common';
 import { AppConfig, AppEnv, appConfig } from './app.config';
 import { AuthConfig, AuthEnv, authConfig } from './auth.config';
 import { CatalogConfig, CatalogEnv, catalogConfig } from './catalog.config';
+import { LimitsConfig, LimitsEnv, limitsConfig } from './limits.config';
 import { UpstreamConfig, UpstreamEnv, upstreamConfig } from './upstream.config';
 import { collectEnvProblems } from './validate-env';
 
@@ -12,6 +13,7 @@ export interface AllConfig {
   auth: AuthConfig;
   catalog: CatalogConfig;
   upstream: UpstreamConfig;
+  limits: LimitsConfig;
 }
 
 /** Thrown at boot with every invalid variable listed. */
@@ -23,7 +25,7 @@ export class ConfigValidationError extends Error {
 }
 
 export function validateEnvironment(env: Record<string, unknown>): Record<string, unknown> {
-  const problems = collectEnvProblems([AppEnv, AuthEnv, CatalogEnv, UpstreamEnv], env);
+  const problems = collectEnvProblems([AppEnv, AuthEnv, CatalogEnv, UpstreamEnv, LimitsEnv], env);
   if (problems.length > 0) {
     throw new ConfigValidationError(problems);
   }
@@ -36,9 +38,9 @@ export function gatewayConfigModule(): Promise<DynamicModule> {
     isGlobal: true,
     cache: true,
     ignoreEnvFile: true,
-    load: [appConfig, authConfig, catalogConfig, upstreamConfig],
+    load: [appConfig, authConfig, catalogConfig, upstreamConfig, limitsConfig],
     validate: validateEnvironment,
   });
 }
 
-export type { AppConfig, AuthConfig, CatalogConfig, UpstreamConfig };
+export type { AppConfig, AuthConfig, CatalogConfig, LimitsConfig, UpstreamConfig };

@@ -247,7 +247,10 @@ describe('UpstreamHttpClient.sendOk', () => {
           },
           'openai',
         )
-        .catch((e: unknown) => e as Error);
+        .then(
+          () => new Error('expected a rejection'),
+          (e: unknown) => e as Error,
+        );
       expect(err.message).toContain('[redacted]');
       expect(err.message).not.toContain('sk-provider-secret-123');
     } finally {

@@ -144,6 +144,32 @@ export class ClientClosedRequestError extends GatewayError {
   }
 }
 
+/** The request asks for more tokens than the model's context window holds (400). */
+export class ContextLengthExceededError extends GatewayError {
+  constructor(message: string, param: string | null = 'messages') {
+    super(400, 'invalid_request', message, { param, code: 'context_length_exceeded' });
+  }
+}
+
+/** A client key went over one of its rate limits (429, with `retry-after`). */
+export class RateLimitExceededError extends GatewayError {
+  constructor(message: string, headers: Record<string, string>) {
+    super(429, 'rate_limit', message, { code: 'rate_limit_exceeded', headers });
+  }
+}
+
+/** The shared rate-limit store cannot be reached and limits fail closed (503). */
+export class RateLimiterUnavailableError extends GatewayError {
+  constructor() {
+    super(
+      503,
+      'overloaded',
+      'Rate limits cannot be checked right now, so the request was not sent. Please retry shortly.',
+      { code: 'rate_limiter_unavailable', headers: { 'retry-after': '1' } },
+    );
+  }
+}
+
 export class InternalError extends GatewayError {
   constructor(message = 'The server had an error while processing your request.') {
     super(500, 'server', message);

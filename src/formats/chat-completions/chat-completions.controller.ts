@@ -10,6 +10,8 @@ import {
   UseGuards,
 } from '@nestjs/common';
 import type { GatewayRequest, GatewayResponse } from '../../common/request-context';
+import { chatLimitFacts } from '../../limits/extractors/chat.limits';
+import { RequestLimits } from '../../limits/request-limits.guard';
 import { RequireSystemPrompt, SystemPromptGuard } from '../../policy/system-prompt.guard';
 import { chatSystemPrompt } from '../../policy/system-prompt.rule';
 import { OpenAiExceptionFilter } from '../openai/openai-exception.filter';
@@ -32,6 +34,7 @@ export class ChatCompletionsController {
 
   @Post('completions')
   @HttpCode(200)
+  @RequestLimits(chatLimitFacts)
   @RequireSystemPrompt(chatSystemPrompt)
   @UseGuards(SystemPromptGuard)
   create(

@@ -10,6 +10,8 @@ import {
   UseGuards,
 } from '@nestjs/common';
 import type { GatewayRequest, GatewayResponse } from '../../common/request-context';
+import { messagesLimitFacts } from '../../limits/extractors/messages.limits';
+import { RequestLimits } from '../../limits/request-limits.guard';
 import { RequireSystemPrompt, SystemPromptGuard } from '../../policy/system-prompt.guard';
 import { messagesSystemPrompt } from '../../policy/system-prompt.rule';
 import { AnthropicExceptionFilter } from './anthropic-exception.filter';
@@ -42,6 +44,7 @@ export class MessagesController {
 
   @Post()
   @HttpCode(200)
+  @RequestLimits(messagesLimitFacts)
   @RequireSystemPrompt(messagesSystemPrompt)
   @UseGuards(SystemPromptGuard)
   create(

@@ -13,6 +13,8 @@ import {
   UseGuards,
 } from '@nestjs/common';
 import type { GatewayRequest, GatewayResponse } from '../../common/request-context';
+import { responsesLimitFacts } from '../../limits/extractors/responses.limits';
+import { RequestLimits } from '../../limits/request-limits.guard';
 import { RequireSystemPrompt, SystemPromptGuard } from '../../policy/system-prompt.guard';
 import { responsesSystemPrompt } from '../../policy/system-prompt.rule';
 import { OpenAiExceptionFilter } from '../openai/openai-exception.filter';
@@ -39,6 +41,7 @@ export class ResponsesController {
 
   @Post()
   @HttpCode(200)
+  @RequestLimits(responsesLimitFacts)
   @RequireSystemPrompt(responsesSystemPrompt)
   @UseGuards(SystemPromptGuard)
   create(

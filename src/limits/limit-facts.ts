@@ -1,0 +1,39 @@
+/**
+ * What the request limits need to know about a request, whatever its wire format. Each
+ * format provides a pure extractor (body in, facts out) and opts in with
+ * `@RequestLimits(extractor)`. Extractors never throw: a malformed body yields what can be
+ * read, and the format's own validation reports the rest.
+ */
+export interface LimitFacts {
+  /** Catalog model id the client named, when it named one. */
+  model?: string;
+  /** Requested output caps, in the order the format prefers them (value as sent). */
+  maxOutput: { param: string; value: unknown }[];
+  /** Name of the array the message count refers to (`messages`, `input`). */
+  messagesParam: string;
+  messageCount: number;
+  toolCount: number;
+  /** Content parts across all messages (text, image, tool call, tool result blocks...). */
+  contentPartCount: number;
+  /** Images, audio and files: counted at a flat estimate each, never tokenized. */
+  attachmentCount: number;
+  stream: boolean;
+  /** Every piece of prompt text the model reads: instructions, messages, tool schemas. */
+  texts: string[];
+}
+
+export type LimitsExtractor = (body: unknown) => LimitFacts;
+
+/** Facts of a body that is not even an object (validation rejects it later). */
+export function emptyFacts(messagesParam: string): LimitFacts {
+  return {
+    maxOutput: [],
+    messagesParam,
+    messageCount: 0,
+    toolCount: 0,
+    contentPartCount: 0,
+    attachmentCount: 0,
+    stream: false,
+    texts: [],
+  };
+}

@@ -1,0 +1,243 @@
+import { randomUUID } from 'node:crypto';
+import {
+  Inject,
+  Injectable,
+  Logger,
+  type OnApplicationShutdown,
+  type OnModuleInit,
+} from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
+import { ApiKeyService } from '../auth/api-key.service';
+import { CatalogService } from '../catalog/catalog.service';
+import type { CatalogModel } from '../catalog/catalog.types';
+import {
+  RateLimitExceededError,
+  RateLimiterUnavailableError,
+} from '../common/errors/gateway-errors';
+import { envelopeForPath } from '../common/errors/global-exception.filter';
+import type { GatewayRequest, GatewayResponse } from '../common/request-context';
+import type { AllConfig, LimitsConfig } from '../config';
+import type { LimitFacts } from './limit-facts';
+import { LimitsHealth } from './limits-health';
+import { checkContextWindow, checkCounts, checkMaxOutput } from './request-limits';
+import { goDuration, rateLimitHeaders, retryAfterSeconds } from './rate/headers';
+import {
+  type AcquireResult,
+  type BucketSpec,
+  type LeaseSpec,
+  RATE_LIMIT_STORE,
+  type RateLimitStore,
+} from './rate/rate-limit.store';
+import {
+  type RatePlan,
+  effectiveLimits,
+  planRequest,
+  refusalMessage,
+  snapshotOf,
+} from './rate/rate-plan';
+import {
+  estimatePromptTokens,
+  familyProfile,
+  preloadFamilies,
+  promptTokensUpperBound,
+} from './tokens/token-estimator';
+
+/**
+ * Admission of one request, before any upstream call: request limits (400), then rate
+ * limits (429) for the client key, atomically across every dimension that applies. When
+ * the response closes, the token reservation is corrected with the real usage and the
+ * stream slot is released. The in-memory store answers synchronously, so on that path
+ * admission involves no promise at all.
+ */
+@Injectable()
+export class LimitsService implements OnModuleInit, OnApplicationShutdown {
+  private readonly logger = new Logger('RateLimits');
+  private readonly config: LimitsConfig;
+
+  constructor(
+    config: ConfigService<AllConfig, true>,
+    private readonly catalog: CatalogService,
+    private readonly keys: ApiKeyService,
+    @Inject(RATE_LIMIT_STORE) private readonly store: RateLimitStore,
+    private readonly health: LimitsHealth,
+  ) {
+    this.config = config.get('limits', { infer: true });
+    health.configure(store.kind, this.config.failMode);
+  }
+
+  async onModuleInit(): Promise<void> {
+    await this.store.ready();
+    for (const model of this.keys.modelsWithLimits()) {
+      if (!this.catalog.find(model)) {
+        this.logger.warn(
+          `The keys file sets limits for model '${model}', which is not in the catalog`,
+        );
+      }
+    }
+    if (this.tokenLimitsConfigured()) {
+      // Rank tables take a few hundred ms to load: pay that at boot, not on a request.
+      preloadFamilies(new Set(this.catalog.listAvailable().map((m) => m.family)));
+    }
+    this.logger.log(
+      `Rate limits: ${this.store.kind} storage, fail ${this.config.failMode}; defaults per key: ` +
+        `${this.config.defaults.requestsPerMinute || 'unlimited'} requests/min, ` +
+        `${this.config.defaults.tokensPerMinute || 'unlimited'} tokens/min, ` +
+        `${this.config.defaults.maxConcurrentStreams || 'unlimited'} concurrent streams`,
+    );
+  }
+
+  onApplicationShutdown(): Promise<void> {
+    return this.store.close();
+  }
+
+  /**
+   * Lets the request through (true, or a promise of it with Redis) or throws the
+   * GatewayError the endpoint's filter renders in its own envelope.
+   */
+  admit(facts: LimitFacts, req: GatewayRequest, res: GatewayResponse): true | Promise<true> {
+    checkCounts(facts, this.config);
+    const model = facts.model === undefined ? undefined : this.catalog.find(facts.model);
+    let requestedOutput: number | undefined;
+    let promptTokens: number | undefined;
+    const estimate = (m: CatalogModel): number =>
+      (promptTokens ??= estimatePromptTokens(facts, m.family));
+    if (model) {
+      requestedOutput = checkMaxOutput(facts, model);
+      // Tokenize only when the cheap upper bound does not already prove the prompt fits.
+      if (
+        promptTokensUpperBound(facts, model.family) + (requestedOutput ?? 0) >
+        model.contextWindow
+      ) {
+        checkContextWindow(
+          model,
+          estimate(model),
+          requestedOutput ?? 0,
+          familyProfile(model.family).tolerance,
+          facts,
+        );
+      }
+    }
+    const keyId = req.ctx.keyId;
+    if (keyId === undefined) {
+      return true;
+    }
+    const info = this.keys.info(keyId);
+    const plan = planRequest({
+      prefix: this.config.redisKeyPrefix,
+      keyId,
+      model: model?.id,
+      limits: effectiveLimits(this.config.defaults, info?.limits),
+      modelLimits: model ? info?.modelLimits.get(model.id) : undefined,
+      stream: facts.stream,
+      tokenCost: () => {
+        const output =
+          requestedOutput ??
+          Math.min(this.config.defaultOutputTokens, model?.maxOutputTokens ?? Infinity);
+        return (model ? estimate(model) : 0) + output;
+      },
+      leaseId: randomUUID,
+    });
+    if (!plan) {
+      return true;
+    }
+    let decision: AcquireResult | Promise<AcquireResult>;
+    try {
+      decision = this.store.acquire(plan.dims.map((d) => d.spec));
+    } catch (err) {
+      return this.storeFailed(err);
+    }
+    if (decision instanceof Promise) {
+      return decision.then(
+        (result) => this.settle(plan, result, req, res),
+        (err: unknown) => this.storeFailed(err),
+      );
+    }
+    return this.settle(plan, decision, req, res);
+  }
+
+  private settle(
+    plan: RatePlan,
+    result: AcquireResult,
+    req: GatewayRequest,
+    res: GatewayResponse,
+  ): true {
+    const family = envelopeForPath(req.path, undefined);
+    const headers = rateLimitHeaders(family, snapshotOf(plan, result), Date.now());
+    for (const name in headers) {
+      res.setHeader(name, headers[name]);
+    }
+    if (!result.allowed) {
+      throw this.refusal(plan, result);
+    }
+    const tokenSpecs: BucketSpec[] = [];
+    const leases: LeaseSpec[] = [];
+    for (const dim of plan.dims) {
+      if (dim.spec.kind === 'lease') {
+        leases.push(dim.spec);
+      } else if (dim.metric === 'tokens') {
+        tokenSpecs.push(dim.spec);
+      }
+    }
+    if (tokenSpecs.length > 0 || leases.length > 0) {
+      const done = (): void => {
+        for (const lease of leases) {
+          this.store.release(lease);
+        }
+        if (tokenSpecs.length > 0) {
+          const used = tokensUsed(req, res, plan.tokenCost);
+          if (used !== plan.tokenCost) {
+            this.store.adjust(tokenSpecs, used - plan.tokenCost);
+          }
+        }
+      };
+      // A client can hang up while Redis decides: then 'close' has already fired.
+      if (res.closed) {
+        done();
+      } else {
+        res.once('close', done);
+      }
+    }
+    return true;
+  }
+
+  private refusal(plan: RatePlan, result: AcquireResult): RateLimitExceededError {
+    if (result.retryAfterMs < 0) {
+      // Larger than the whole per-minute budget: waiting will not help.
+      return new RateLimitExceededError(refusalMessage(plan, result, ''), {
+        'x-should-retry': 'false',
+      });
+    }
+    const seconds = retryAfterSeconds(result.retryAfterMs);
+    return new RateLimitExceededError(refusalMessage(plan, result, goDuration(seconds * 1000)), {
+      'retry-after': String(seconds),
+    });
+  }
+
+  private storeFailed(err: unknown): true {
+    this.health.checkFailed(err);
+    if (this.config.failMode === 'closed') {
+      throw new RateLimiterUnavailableError();
+    }
+    return true;
+  }
+
+  private tokenLimitsConfigured(): boolean {
+    if (this.config.defaults.tokensPerMinute > 0) {
+      return true;
+    }
+    return this.keys.anyLimit((l) => (l.tokensPerMinute ?? 0) > 0);
+  }
+}
+
+/**
+ * Tokens the request really used: the usage the format recorded when the answer ended;
+ * none when it failed before answering; the reservation when that is unknown (a client
+ * that hung up mid-stream is charged what was reserved).
+ */
+function tokensUsed(req: GatewayRequest, res: GatewayResponse, reserved: number): number {
+  const usage = req.ctx.usage;
+  if (usage) {
+    return usage.inputTokens + usage.outputTokens;
+  }
+  return res.statusCode >= 400 ? 0 : reserved;
+}

@@ -1,0 +1,75 @@
+/**
+ * Rate-limit response headers in each vendor's dialect (wire-formats.md 7.1, 7.2):
+ * OpenAI: `x-ratelimit-{limit,remaining,reset}-{requests,tokens}`, reset as a Go duration
+ * ("1s", "6m0s", "120ms"); Anthropic: `anthropic-ratelimit-{requests,tokens}-{limit,
+ * remaining,reset}`, reset as an RFC 3339 time. Reset is when the bucket is full again.
+ */
+export type HeaderFamily = 'openai' | 'anthropic';
+
+export interface HeaderDimension {
+  limit: number;
+  remaining: number;
+  /** Milliseconds until fully replenished. */
+  resetMs: number;
+}
+
+export interface RateLimitSnapshot {
+  requests?: HeaderDimension;
+  tokens?: HeaderDimension;
+}
+
+/** Longest wait openai-node honours from `retry-after` (wire-formats.md 7.3). */
+export const MAX_RETRY_AFTER_S = 60;
+
+/** Go's `time.Duration.String()` for a whole number of milliseconds. */
+export function goDuration(ms: number): string {
+  const total = Math.max(0, Math.ceil(ms));
+  if (total === 0) {
+    return '0s';
+  }
+  if (total < 1000) {
+    return `${total}ms`;
+  }
+  const hours = Math.floor(total / 3_600_000);
+  const minutes = Math.floor((total % 3_600_000) / 60_000);
+  const seconds = `${(total % 60_000) / 1000}s`;
+  if (hours > 0) {
+    return `${hours}h${minutes}m${seconds}`;
+  }
+  return minutes > 0 ? `${minutes}m${seconds}` : seconds;
+}
+
+/** RFC 3339 UTC time, whole seconds (rounded up so the reset is never early). */
+export function rfc3339(epochMs: number): string {
+  return new Date(Math.ceil(epochMs / 1000) * 1000).toISOString().replace('.000Z', 'Z');
+}
+
+/** `retry-after` seconds: whole, at least 1, at most what every SDK honours. */
+export function retryAfterSeconds(ms: number): number {
+  return Math.min(MAX_RETRY_AFTER_S, Math.max(1, Math.ceil(ms / 1000)));
+}
+
+export function rateLimitHeaders(
+  family: HeaderFamily,
+  snapshot: RateLimitSnapshot,
+  nowMs: number,
+): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const metric of ['requests', 'tokens'] as const) {
+    const dim = snapshot[metric];
+    if (!dim) {
+      continue;
+    }
+    const remaining = String(Math.max(0, Math.floor(dim.remaining)));
+    if (family === 'openai') {
+      headers[`x-ratelimit-limit-${metric}`] = String(dim.limit);
+      headers[`x-ratelimit-remaining-${metric}`] = remaining;
+      headers[`x-ratelimit-reset-${metric}`] = goDuration(dim.resetMs);
+    } else {
+      headers[`anthropic-ratelimit-${metric}-limit`] = String(dim.limit);
+      headers[`anthropic-ratelimit-${metric}-remaining`] = remaining;
+      headers[`anthropic-ratelimit-${metric}-reset`] = rfc3339(nowMs + dim.resetMs);
+    }
+  }
+  return headers;
+}

@@ -1,0 +1,55 @@
+import {
+  type CanActivate,
+  type ExecutionContext,
+  Injectable,
+  SetMetadata,
+  UseGuards,
+  applyDecorators,
+} from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import type { GatewayRequest, GatewayResponse } from '../common/request-context';
+import type { LimitsExtractor } from './limit-facts';
+import { LimitsService } from './limits.service';
+
+const REQUEST_LIMITS = 'gateway:requestLimits';
+
+/**
+ * Runs request limits (400) and rate limits (429) for this route, reading the body with
+ * the format's pure `extractor`. Place it above the route's `@UseGuards(...)` line so the
+ * cheaper checks declared there (the system-prompt rule) run first and a request they
+ * refuse costs the client no quota:
+ *
+ * ```ts
+ * @RequestLimits(chatLimitFacts)
+ * @RequireSystemPrompt(chatSystemPrompt)
+ * @UseGuards(SystemPromptGuard)
+ * ```
+ */
+export const RequestLimits = (extractor: LimitsExtractor): MethodDecorator =>
+  applyDecorators(SetMetadata(REQUEST_LIMITS, extractor), UseGuards(RequestLimitsGuard));
+
+/** The extractor a handler declared, if any (for tests and tooling). */
+export function requestLimitsOf(handler: object): LimitsExtractor | undefined {
+  return Reflect.getMetadata(REQUEST_LIMITS, handler) as LimitsExtractor | undefined;
+}
+
+@Injectable()
+export class RequestLimitsGuard implements CanActivate {
+  constructor(
+    private readonly reflector: Reflector,
+    private readonly limits: LimitsService,
+  ) {}
+
+  canActivate(context: ExecutionContext): boolean | Promise<boolean> {
+    const extract = this.reflector.get<LimitsExtractor | undefined>(
+      REQUEST_LIMITS,
+      context.getHandler(),
+    );
+    if (!extract) {
+      return true;
+    }
+    const http = context.switchToHttp();
+    const req = http.getRequest<GatewayRequest>();
+    return this.limits.admit(extract(req.body), req, http.getResponse<GatewayResponse>());
+  }
+}

@@ -1,0 +1,170 @@
+import type { TiktokenBPE } from 'js-tiktoken/lite';
+import { BpeCounter } from './bpe-counter';
+
+/**
+ * Prompt-token estimates for limits, per model family:
+ *
+ * - `openai`: `o200k_base`, the tokenizer of GPT-4o / 4.1 / 5, with the chat framing of
+ *   the OpenAI cookbook ("How to count tokens with tiktoken"): 3 tokens per message plus
+ *   its role, 3 to prime the reply. Exact for plain messages; tool schemas are counted as
+ *   their JSON text, a little above OpenAI's own rendering.
+ * - `anthropic`: Claude's tokenizer is not public. `cl100k_base` x 1.1, 3 tokens per
+ *   message, 3 per request, and Anthropic's documented tool-use system prompt (346 tokens
+ *   for Claude 4 models) when tools are sent. The factor and overheads reproduce
+ *   Anthropic's token-counting examples and recorded Claude Sonnet 4.5 usage (see the
+ *   spec); newer Claude tokenizers may count up to ~35% more, hence the wider tolerance.
+ * - any other family: the anthropic approximation without the tool prompt.
+ *
+ * The estimate only gates requests (context window, tokens per minute); real usage
+ * replaces it once the answer ends.
+ */
+export type EncodingName = 'o200k_base' | 'cl100k_base';
+
+export interface FamilyProfile {
+  encoding: EncodingName;
+  /** Multiplier from the encoding's count to the family's own tokenizer. */
+  factor: number;
+  perMessage: number;
+  perRequest: number;
+  /** Fixed prompt the provider adds when tools are offered. */
+  toolPrompt: number;
+  /** Flat estimate per image / file. */
+  perAttachment: number;
+  /** Stated relative tolerance of the estimate (the spec holds it to this). */
+  tolerance: number;
+}
+
+export const FAMILY_PROFILES: Record<'openai' | 'anthropic' | 'other', FamilyProfile> = {
+  // 765 tokens: a 1024x1024 image at high detail on GPT-4o.
+  openai: {
+    encoding: 'o200k_base',
+    factor: 1,
+    perMessage: 4,
+    perRequest: 3,
+    toolPrompt: 0,
+    perAttachment: 765,
+    tolerance: 0.1,
+  },
+  // 1600 tokens: the ~1.15 megapixel image Anthropic scales to (w*h/750).
+  anthropic: {
+    encoding: 'cl100k_base',
+    factor: 1.1,
+    perMessage: 3,
+    perRequest: 3,
+    toolPrompt: 346,
+    perAttachment: 1600,
+    tolerance: 0.15,
+  },
+  other: {
+    encoding: 'cl100k_base',
+    factor: 1.1,
+    perMessage: 4,
+    perRequest: 3,
+    toolPrompt: 0,
+    perAttachment: 1600,
+    tolerance: 0.25,
+  },
+};
+
+export function familyProfile(family: string): FamilyProfile {
+  return family === 'openai' || family === 'anthropic'
+    ? FAMILY_PROFILES[family]
+    : FAMILY_PROFILES.other;
+}
+
+/**
+ * Text beyond this many characters is not tokenized: its count is extrapolated from the
+ * part that was (tokens per character). Bounds the work of one request to ~10 ms.
+ */
+export const MAX_TOKENIZED_CHARS = 100_000;
+
+const counters = new Map<EncodingName, BpeCounter>();
+
+/** The counter for an encoding; its rank table (megabytes) is loaded once, on first use. */
+export function counterFor(encoding: EncodingName): BpeCounter {
+  let counter = counters.get(encoding);
+  if (!counter) {
+    counter = new BpeCounter(loadRanks(encoding));
+    counters.set(encoding, counter);
+  }
+  return counter;
+}
+
+function loadRanks(encoding: EncodingName): TiktokenBPE {
+  // Loaded lazily on purpose (hundreds of ms, tens of MB); the package maps these paths
+  // through `exports`, which `moduleResolution: node` cannot type, hence plain require.
+  /* eslint-disable @typescript-eslint/no-require-imports */
+  return encoding === 'o200k_base'
+    ? (require('js-tiktoken/ranks/o200k_base') as TiktokenBPE)
+    : (require('js-tiktoken/ranks/cl100k_base') as TiktokenBPE);
+  /* eslint-enable @typescript-eslint/no-require-imports */
+}
+
+/** Tokens of `texts`, exact up to {@link MAX_TOKENIZED_CHARS} characters, extrapolated beyond. */
+export function countTexts(texts: readonly string[], counter: BpeCounter): number {
+  let budget = MAX_TOKENIZED_CHARS;
+  let tokens = 0;
+  let countedChars = 0;
+  let skippedChars = 0;
+  for (const text of texts) {
+    if (budget <= 0) {
+      skippedChars += text.length;
+      continue;
+    }
+    const head = text.length <= budget ? text : text.slice(0, budget);
+    tokens += counter.count(head);
+    countedChars += head.length;
+    skippedChars += text.length - head.length;
+    budget -= head.length;
+  }
+  if (skippedChars > 0 && countedChars > 0) {
+    tokens += Math.ceil((skippedChars * tokens) / countedChars);
+  }
+  return tokens;
+}
+
+export interface PromptShape {
+  texts: readonly string[];
+  messageCount: number;
+  toolCount: number;
+  attachmentCount: number;
+}
+
+/** Estimated prompt tokens of a request for a model of `family`. */
+export function estimatePromptTokens(prompt: PromptShape, family: string): number {
+  const profile = familyProfile(family);
+  const textTokens = countTexts(prompt.texts, counterFor(profile.encoding));
+  return (
+    Math.ceil(textTokens * profile.factor) +
+    prompt.messageCount * profile.perMessage +
+    profile.perRequest +
+    (prompt.toolCount > 0 ? profile.toolPrompt : 0) +
+    prompt.attachmentCount * profile.perAttachment
+  );
+}
+
+/**
+ * A bound no real count exceeds: every token covers at least one UTF-8 byte and a UTF-16
+ * code unit is at most 3 bytes. Lets the context check skip tokenizing ordinary prompts.
+ */
+export function promptTokensUpperBound(prompt: PromptShape, family: string): number {
+  const profile = familyProfile(family);
+  let chars = 0;
+  for (const text of prompt.texts) {
+    chars += text.length;
+  }
+  return (
+    Math.ceil(chars * 3 * profile.factor) +
+    prompt.messageCount * profile.perMessage +
+    profile.perRequest +
+    (prompt.toolCount > 0 ? profile.toolPrompt : 0) +
+    prompt.attachmentCount * profile.perAttachment
+  );
+}
+
+/** Loads the rank tables of these families now rather than on the first request. */
+export function preloadFamilies(families: Iterable<string>): void {
+  for (const family of families) {
+    counterFor(familyProfile(family).encoding);
+  }
+}

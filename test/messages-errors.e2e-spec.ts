@@ -123,11 +123,18 @@ describe.each(ANTHROPIC_SDKS)(
       expect(e.message).toContain('/v1/chat/completions');
     });
 
-    it('answers 400 for a model only reachable through another upstream API (for now)', async () => {
+    it('answers an OpenAI 429 from a translated model as a rate_limit_error, keeping retry-after', async () => {
+      upstream.on('/v1/chat/completions', () => ({
+        status: 429,
+        headers: { 'retry-after': '7' },
+        json: {
+          error: { message: 'Slow down', type: 'rate_limit_error', code: 'rate_limit_exceeded' },
+        },
+      }));
       const e = await rejection(create({ ...OK, model: 'test-gpt' }));
-      expectApiError(e, Sdk.BadRequestError, 400, 'invalid_request_error');
-      expect(e.message).toMatch(/cannot translate/);
-      expect(upstream.requests).toHaveLength(0);
+      expectApiError(e, Sdk.RateLimitError, 429, 'rate_limit_error');
+      expect(e.headers?.get('retry-after')).toBe('7');
+      expect(upstream.last().path).toBe('/v1/chat/completions');
     });
 
     it.each([

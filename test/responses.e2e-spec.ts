@@ -1,5 +1,5 @@
 import OpenAI from 'openai';
-import { recordedLines } from './support/chat-fixtures';
+import { chatCompletion, recordedLines } from './support/chat-fixtures';
 import { FakeUpstream } from './support/fake-upstream';
 import {
   startGateway,
@@ -593,13 +593,23 @@ describe('responses routing with several providers', () => {
     expect(t.upstream.last().headers.authorization).toBeUndefined();
   });
 
-  it('answers 400 unsupported_route for a model an OpenAI-compatible server serves through chat only', async () => {
-    const e = await rejection(
-      t.client.responses.create({ model: 'vllm-chat', instructions: INSTRUCTIONS, input: 'x' }),
-    );
-    expect(e).toBeInstanceOf(OpenAI.BadRequestError);
-    expect(e.code).toBe('unsupported_route');
-    expect(t.upstream.requests).toHaveLength(0);
+  it('translates to chat completions for a model an OpenAI-compatible server serves through chat only', async () => {
+    t.upstream.on('/vllm/v1/chat/completions', () => ({
+      json: chatCompletion('up-chat', 'Hi there'),
+    }));
+    const response = await t.client.responses.create({
+      model: 'vllm-chat',
+      instructions: INSTRUCTIONS,
+      input: 'x',
+    });
+    expect(response.output_text).toBe('Hi there');
+    expect(t.upstream.last().body).toMatchObject({
+      model: 'vllm-chat',
+      messages: [
+        { role: 'system', content: INSTRUCTIONS },
+        { role: 'user', content: 'x' },
+      ],
+    });
   });
 
   it('asks for ?model= when several providers may hold a response, then uses its provider', async () => {

@@ -28,7 +28,9 @@ export class ResponseAccumulator {
             ? { type: 'tool_call', id: event.block.id, name: event.block.name, arguments: '' }
             : event.block.kind === 'text'
               ? { type: 'text', text: '' }
-              : { type: 'reasoning', text: '' };
+              : event.block.redacted
+                ? { type: 'reasoning', text: '', redacted: true }
+                : { type: 'reasoning', text: '' };
         return;
       case 'text_delta':
       case 'reasoning_delta': {
@@ -42,6 +44,16 @@ export class ResponseAccumulator {
         const block = this.blocks[event.index];
         if (block?.type === 'reasoning') {
           block.signature = event.signature;
+        }
+        return;
+      }
+      case 'reasoning_encrypted': {
+        const block = this.blocks[event.index];
+        if (block?.type === 'reasoning') {
+          block.encrypted = event.data;
+          if (event.itemId !== undefined) {
+            block.itemId = event.itemId;
+          }
         }
         return;
       }

@@ -45,6 +45,8 @@ export interface ReasoningPart {
   /** Opaque provider payload (Responses `encrypted_content`, Anthropic redacted data). */
   encrypted?: string;
   redacted?: boolean;
+  /** The provider's id of the reasoning item (Responses `rs_...`), for round trips. */
+  itemId?: string;
 }
 
 export type ContentPart = TextPart | ImagePart | ToolCallPart | ToolResultPart | ReasoningPart;
@@ -65,6 +67,15 @@ export interface CanonicalTool {
 export type CanonicalToolChoice =
   { type: 'auto' } | { type: 'none' } | { type: 'required' } | { type: 'tool'; name: string };
 
+/** Structured output as asked: chat `response_format`, Responses `text.format`, Messages `output_config.format`. */
+export interface CanonicalResponseFormat {
+  type: 'text' | 'json_object' | 'json_schema';
+  name?: string;
+  description?: string;
+  schema?: Record<string, unknown>;
+  strict?: boolean;
+}
+
 export type ReasoningEffort = 'none' | 'minimal' | 'low' | 'medium' | 'high' | 'xhigh' | 'max';
 
 export interface CanonicalRequest {
@@ -82,6 +93,11 @@ export interface CanonicalRequest {
   stream: boolean;
   reasoning?: { effort?: ReasoningEffort; budgetTokens?: number; summary?: string };
   metadata?: Record<string, unknown>;
+  /** End-user id: chat/Responses `user`, Messages `metadata.user_id`. */
+  user?: string;
+  responseFormat?: CanonicalResponseFormat;
+  /** The inbound wire format, so that errors and dropped-parameter lists use its field names. */
+  source?: WireFormat;
   /** Fields of the inbound body that the canonical model does not represent. */
   extra: Record<string, unknown>;
 }
@@ -99,7 +115,10 @@ export interface CanonicalUsage {
 }
 
 export type BlockKind =
-  { kind: 'text' } | { kind: 'reasoning' } | { kind: 'tool_call'; id: string; name: string };
+  | { kind: 'text' }
+  /** `redacted`: an opaque reasoning block (Anthropic `redacted_thinking`), no visible text. */
+  | { kind: 'reasoning'; redacted?: boolean }
+  | { kind: 'tool_call'; id: string; name: string };
 
 export type CanonicalEvent =
   | { type: 'message_start'; id: string; model: string; created: number; inputTokens?: number }
@@ -107,6 +126,11 @@ export type CanonicalEvent =
   | { type: 'text_delta'; index: number; text: string }
   | { type: 'reasoning_delta'; index: number; text: string }
   | { type: 'reasoning_signature'; index: number; signature: string }
+  /**
+   * Opaque reasoning payload of the block: a Responses `encrypted_content` (with the
+   * reasoning item's id), or the data of a redacted block.
+   */
+  | { type: 'reasoning_encrypted'; index: number; data: string; itemId?: string }
   | { type: 'tool_arguments_delta'; index: number; json: string }
   | { type: 'block_stop'; index: number }
   | {
@@ -119,7 +143,14 @@ export type CanonicalEvent =
 
 export type OutputBlock =
   | { type: 'text'; text: string }
-  | { type: 'reasoning'; text: string; signature?: string }
+  | {
+      type: 'reasoning';
+      text: string;
+      signature?: string;
+      encrypted?: string;
+      itemId?: string;
+      redacted?: boolean;
+    }
   | { type: 'tool_call'; id: string; name: string; arguments: string };
 
 /** A whole, non-streamed answer: what a stream of CanonicalEvents adds up to. */

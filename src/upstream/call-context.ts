@@ -19,5 +19,6 @@ export function createCallContext(req: GatewayRequest, res: GatewayResponse): Ca
     abort: () => controller.abort(),
     flow: new FlowControl(),
     clientHeaders: req.headers,
+    droppedParams: [],
   };
 }

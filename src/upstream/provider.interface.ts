@@ -14,6 +14,11 @@ export interface CallContext {
   flow: FlowControl;
   /** Client headers a provider may forward (e.g. `anthropic-version`, `anthropic-beta`). */
   clientHeaders: Record<string, string | string[] | undefined>;
+  /**
+   * Client fields a translated call could not honour and dropped; `generate` fills it
+   * synchronously, before any event, for the `x-gateway-dropped-params` header.
+   */
+  droppedParams?: string[];
 }
 
 /** A client body forwarded as-is to the provider's native API of the same format. */
@@ -52,7 +57,11 @@ export interface UpstreamProvider {
    * (rejects otherwise). An SSE answer comes back as frames.
    */
   resource?(call: ResourceCall): Promise<PassthroughResult>;
-  /** Serves a canonical request as a canonical event stream. */
+  /**
+   * Serves a canonical request as a canonical event stream. Translates the request at
+   * once (a parameter the upstream cannot honour throws a 400 here, before any call) and
+   * sends it on subscription.
+   */
   generate?(
     request: CanonicalRequest,
     model: CatalogModel,

@@ -4,7 +4,6 @@ import { Observable, lastValueFrom, mergeMap, reduce } from 'rxjs';
 import { CatalogService } from '../../catalog/catalog.service';
 import type { CatalogModel } from '../../catalog/catalog.types';
 import { openAiErrorBody } from '../../common/errors/envelopes';
-import { InvalidRequestError } from '../../common/errors/gateway-errors';
 import type { GatewayRequest, GatewayResponse } from '../../common/request-context';
 import { type SseFrame, writeSse } from '../../common/sse/sse-writer';
 import type { AllConfig } from '../../config';
@@ -13,6 +12,12 @@ import type { CanonicalEvent } from '../../core/canonical';
 import { createCallContext } from '../../upstream/call-context';
 import type { CallContext, UpstreamProvider } from '../../upstream/provider.interface';
 import { ProviderRegistry } from '../../upstream/provider-registry';
+import {
+  rejectHostedTools,
+  resolveModel,
+  servingPath,
+  startCanonical,
+} from '../shared/canonical-path';
 import type { ChatCompletionRequestDto } from './chat-request.dto';
 import { decodeChatRequest } from './chat.decoder';
 import { ChatChunkEncoder, toChatCompletion } from './chat.encoder';
@@ -38,31 +43,22 @@ export class ChatCompletionsService {
     req: GatewayRequest,
     res: GatewayResponse,
   ): Promise<void> {
-    const model = this.catalog.resolve(body.model, 'chat_completions');
-    const provider = this.providers.get(model.provider);
-    req.ctx.model = model.id;
-    req.ctx.provider = model.provider.name;
+    const { model, provider } = resolveModel(
+      this.catalog,
+      this.providers,
+      'chat_completions',
+      body.model,
+      req,
+    );
     req.ctx.stream = body.stream === true;
+    const path = servingPath('chat_completions', model, provider);
     const ctx = createCallContext(req, res);
-
-    if (model.upstreamApi === 'chat_completions' && provider.passthrough) {
+    if (path.kind === 'native') {
       return this.passthrough(body, req, res, model, provider, ctx);
     }
-    if (model.upstreamApi === 'local' && provider.generate) {
-      return this.viaCanonical(
-        body,
-        req,
-        res,
-        model,
-        provider.generate(decodeChatRequest(body), model, ctx),
-        ctx,
-      );
-    }
-    throw new InvalidRequestError(
-      `The model '${model.id}' is served through the ${model.upstreamApi} API, which /v1/chat/completions cannot translate to yet.`,
-      'model',
-      'unsupported_route',
-    );
+    rejectHostedTools(body.tools, (t) => t.type === 'function', path.model);
+    const events = await startCanonical(provider, decodeChatRequest(body), path.model, ctx, res);
+    return this.viaCanonical(body, req, res, model, events, ctx);
   }
 
   /** Same-format fast path: forward the client's body, relay the upstream's bytes. */

@@ -144,7 +144,10 @@ describe('decodeChatRequest', () => {
       stream: true,
       reasoning: { effort: 'high' },
       metadata: { team: 'a' },
-      extra: { seed: 7, response_format: { type: 'json_object' }, user: 'u-1', n: 1 },
+      user: 'u-1',
+      responseFormat: { type: 'json_object' },
+      source: 'chat_completions',
+      extra: { seed: 7, n: 1 },
     });
   });
 
@@ -226,6 +229,7 @@ describe('decodeChatRequest', () => {
       topP: undefined,
       stop: [],
       stream: false,
+      source: 'chat_completions',
       reasoning: undefined,
       metadata: undefined,
       extra: {},

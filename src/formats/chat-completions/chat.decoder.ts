@@ -1,5 +1,7 @@
+import { fromThinkingSignature } from '../../core/reasoning-carrier';
 import type {
   CanonicalMessage,
+  CanonicalResponseFormat,
   CanonicalRequest,
   CanonicalToolChoice,
   ContentPart,
@@ -25,6 +27,8 @@ const MODELLED = new Set([
   'stream_options',
   'reasoning_effort',
   'metadata',
+  'response_format',
+  'user',
 ]);
 
 /** Splits a `data:` URL into media type and base64 payload; other URLs stay URLs. */
@@ -72,6 +76,68 @@ function toolChoice(choice: unknown): CanonicalToolChoice | undefined {
   return undefined;
 }
 
+/**
+ * Signed reasoning an assistant message sends back: `thinking_blocks` (as the gateway
+ * emits them) win over the plain `reasoning_content`, which carries no signature.
+ */
+function reasoningParts(m: ChatMessage): ContentPart[] {
+  if (Array.isArray(m.thinking_blocks)) {
+    const parts: ContentPart[] = [];
+    for (const block of m.thinking_blocks as Record<string, unknown>[]) {
+      if (block?.type === 'thinking' && typeof block.thinking === 'string') {
+        const signature = typeof block.signature === 'string' ? block.signature : '';
+        parts.push({
+          type: 'reasoning',
+          text: block.thinking,
+          ...fromThinkingSignature(signature),
+        });
+      } else if (block?.type === 'redacted_thinking' && typeof block.data === 'string') {
+        parts.push({ type: 'reasoning', encrypted: block.data, redacted: true });
+      }
+    }
+    if (parts.length > 0) {
+      return parts;
+    }
+  }
+  if (typeof m.reasoning_content === 'string' && m.reasoning_content !== '') {
+    return [{ type: 'reasoning', text: m.reasoning_content }];
+  }
+  return [];
+}
+
+/**
+ * A JSON-schema output format from the fields chat nests in `json_schema` and Responses
+ * puts flat in `text.format`.
+ */
+export function jsonSchemaFormat(fields: Record<string, unknown>): CanonicalResponseFormat {
+  const out: CanonicalResponseFormat = { type: 'json_schema' };
+  if (typeof fields.name === 'string') {
+    out.name = fields.name;
+  }
+  if (typeof fields.description === 'string') {
+    out.description = fields.description;
+  }
+  if (typeof fields.schema === 'object' && fields.schema !== null) {
+    out.schema = fields.schema as Record<string, unknown>;
+  }
+  if (typeof fields.strict === 'boolean') {
+    out.strict = fields.strict;
+  }
+  return out;
+}
+
+/** `response_format` in canonical terms; undefined for an unknown type. */
+export function chatResponseFormat(format: unknown): CanonicalResponseFormat | undefined {
+  const f = format as { type?: unknown; json_schema?: unknown } | null | undefined;
+  if (f?.type === 'text' || f?.type === 'json_object') {
+    return { type: f.type };
+  }
+  if (f?.type === 'json_schema' && typeof f.json_schema === 'object' && f.json_schema !== null) {
+    return jsonSchemaFormat(f.json_schema as Record<string, unknown>);
+  }
+  return undefined;
+}
+
 /** Decodes a validated chat completion request into the canonical request. */
 export function decodeChatRequest(body: ChatCompletionRequestDto): CanonicalRequest {
   const system: TextPart[] = [];
@@ -100,10 +166,7 @@ export function decodeChatRequest(body: ChatCompletionRequestDto): CanonicalRequ
         push('user', contentParts(m.content));
         break;
       case 'assistant': {
-        const parts: ContentPart[] = [];
-        if (typeof m.reasoning_content === 'string' && m.reasoning_content !== '') {
-          parts.push({ type: 'reasoning', text: m.reasoning_content });
-        }
+        const parts: ContentPart[] = reasoningParts(m);
         parts.push(...contentParts(m.content));
         for (const call of m.tool_calls ?? []) {
           parts.push({
@@ -159,6 +222,9 @@ export function decodeChatRequest(body: ChatCompletionRequestDto): CanonicalRequ
         ? { effort: body.reasoning_effort as ReasoningEffort }
         : undefined,
     metadata: body.metadata ?? undefined,
+    ...(typeof body.user === 'string' ? { user: body.user } : {}),
+    ...(body.response_format ? { responseFormat: chatResponseFormat(body.response_format) } : {}),
+    source: 'chat_completions',
     extra,
   };
 }

@@ -53,6 +53,10 @@ describe('ChatChunkEncoder', () => {
     expect(chunks).toEqual([
       choice({ role: 'assistant', content: '' }),
       choice({ reasoning_content: 'Let me think.' }),
+      // The signed block, whole, once it ends: what a second turn sends back.
+      choice({
+        thinking_blocks: [{ type: 'thinking', thinking: 'Let me think.', signature: 'sig' }],
+      }),
       choice({ content: 'Checking' }),
       choice({ content: ' both.' }),
       choice({
@@ -103,7 +107,7 @@ describe('ChatChunkEncoder', () => {
       },
     });
     const before = chunks.slice(0, -1);
-    expect(before).toHaveLength(10);
+    expect(before).toHaveLength(11);
     for (const chunk of before) {
       expect(chunk.usage).toBeNull();
       expect(chunk.id).toBe(last.id);
@@ -219,6 +223,7 @@ describe('toChatCompletion', () => {
             refusal: null,
             annotations: [],
             reasoning_content: 'Hmm. Ok.',
+            thinking_blocks: [{ type: 'thinking', thinking: 'Ok.', signature: 's' }],
           },
           logprobs: null,
           finish_reason: 'stop',

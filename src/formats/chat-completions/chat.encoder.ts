@@ -1,3 +1,4 @@
+import { thinkingSignature } from '../../core/reasoning-carrier';
 import type {
   CanonicalEvent,
   CanonicalResponse,
@@ -35,10 +36,36 @@ export function toChatUsage(u: CanonicalUsage): ChatUsage {
   };
 }
 
+/**
+ * Signed reasoning on chat (the convention of LiteLLM and the clients built on it):
+ * Anthropic-shaped blocks whose signature restores the reasoning upstream next turn.
+ */
+export type ChatThinkingBlock =
+  | { type: 'thinking'; thinking: string; signature: string }
+  | { type: 'redacted_thinking'; data: string };
+
+interface ReasoningState {
+  text: string;
+  signature?: string;
+  encrypted?: string;
+  itemId?: string;
+  redacted?: boolean;
+}
+
+/** The thinking block for a reasoning block, when it carries something to send back. */
+export function chatThinkingBlock(r: ReasoningState): ChatThinkingBlock | undefined {
+  if (r.redacted) {
+    return r.encrypted === undefined ? undefined : { type: 'redacted_thinking', data: r.encrypted };
+  }
+  const signature = thinkingSignature(r);
+  return signature === '' ? undefined : { type: 'thinking', thinking: r.text, signature };
+}
+
 export interface ChatChunkDelta {
   role?: 'assistant';
   content?: string | null;
   reasoning_content?: string;
+  thinking_blocks?: ChatThinkingBlock[];
   tool_calls?: {
     index: number;
     id?: string;
@@ -78,6 +105,8 @@ export class ChatChunkEncoder {
   private model: string;
   /** Canonical block index -> tool-call index within the message. */
   private readonly toolIndex = new Map<number, number>();
+  /** Reasoning blocks in progress, by canonical index. */
+  private readonly reasoning = new Map<number, ReasoningState>();
 
   constructor(
     model: string,
@@ -93,6 +122,9 @@ export class ChatChunkEncoder {
         this.created = event.created;
         return [this.chunk({ role: 'assistant', content: '' })];
       case 'block_start':
+        if (event.block.kind === 'reasoning') {
+          this.reasoning.set(event.index, { text: '', redacted: event.block.redacted });
+        }
         if (event.block.kind !== 'tool_call') {
           return [];
         }
@@ -111,8 +143,13 @@ export class ChatChunkEncoder {
         ];
       case 'text_delta':
         return [this.chunk({ content: event.text })];
-      case 'reasoning_delta':
+      case 'reasoning_delta': {
+        const state = this.reasoning.get(event.index);
+        if (state) {
+          state.text += event.text;
+        }
         return [this.chunk({ reasoning_content: event.text })];
+      }
       case 'tool_arguments_delta':
         return [
           this.chunk({
@@ -121,9 +158,28 @@ export class ChatChunkEncoder {
             ],
           }),
         ];
-      case 'reasoning_signature':
-      case 'block_stop':
+      case 'reasoning_signature': {
+        const state = this.reasoning.get(event.index);
+        if (state) {
+          state.signature = event.signature;
+        }
         return [];
+      }
+      case 'reasoning_encrypted': {
+        const state = this.reasoning.get(event.index);
+        if (state) {
+          state.encrypted = event.data;
+          state.itemId = event.itemId;
+        }
+        return [];
+      }
+      case 'block_stop': {
+        const state = this.reasoning.get(event.index);
+        this.reasoning.delete(event.index);
+        const block = state && chatThinkingBlock(state);
+        // The whole block in one delta, once its signature is known.
+        return block ? [this.chunk({ thinking_blocks: [block] })] : [];
+      }
       case 'message_stop': {
         const last = this.chunk({}, FINISH[event.finishReason]);
         if (!this.includeUsage) {
@@ -163,6 +219,7 @@ export class ChatChunkEncoder {
 export function toChatCompletion(r: CanonicalResponse, model: string): Record<string, unknown> {
   let text = '';
   let reasoning = '';
+  const thinkingBlocks: ChatThinkingBlock[] = [];
   const toolCalls: {
     id: string;
     type: 'function';
@@ -173,6 +230,10 @@ export function toChatCompletion(r: CanonicalResponse, model: string): Record<st
       text += block.text;
     } else if (block.type === 'reasoning') {
       reasoning += block.text;
+      const thinking = chatThinkingBlock(block);
+      if (thinking) {
+        thinkingBlocks.push(thinking);
+      }
     } else {
       toolCalls.push({
         id: block.id,
@@ -189,6 +250,9 @@ export function toChatCompletion(r: CanonicalResponse, model: string): Record<st
   };
   if (reasoning !== '') {
     message.reasoning_content = reasoning;
+  }
+  if (thinkingBlocks.length > 0) {
+    message.thinking_blocks = thinkingBlocks;
   }
   if (toolCalls.length > 0) {
     message.tool_calls = toolCalls;

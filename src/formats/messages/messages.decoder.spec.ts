@@ -119,6 +119,8 @@ describe('decodeMessagesRequest', () => {
       stream: true,
       reasoning: { budgetTokens: 1024 },
       metadata: { user_id: 'u-1' },
+      user: 'u-1',
+      source: 'messages',
       extra: { top_k: 5, service_tier: 'auto' },
     };
     expect(decodeMessagesRequest(BODY)).toEqual(expected);

@@ -1,5 +1,7 @@
+import { fromThinkingSignature } from '../../core/reasoning-carrier';
 import type {
   CanonicalMessage,
+  CanonicalResponseFormat,
   CanonicalRequest,
   CanonicalTool,
   CanonicalToolChoice,
@@ -124,7 +126,14 @@ function blockParts(block: MessagesContentBlock): ContentPart[] {
         },
       ];
     case 'thinking':
-      return [{ type: 'reasoning', text: str(block.thinking), signature: str(block.signature) }];
+      // An OpenAI reasoning payload shown as a thinking block comes back out of its signature.
+      return [
+        {
+          type: 'reasoning',
+          text: str(block.thinking),
+          ...fromThinkingSignature(str(block.signature)),
+        },
+      ];
     case 'redacted_thinking':
       return [{ type: 'reasoning', encrypted: str(block.data), redacted: true }];
     default:
@@ -191,6 +200,21 @@ function reasoning(body: DecodableMessagesBody): CanonicalRequest['reasoning'] {
   return undefined;
 }
 
+/** `output_config.format` in canonical terms (JSON schema outputs). */
+function responseFormat(body: DecodableMessagesBody): CanonicalResponseFormat | undefined {
+  const format = (
+    body.output_config as { format?: { type?: unknown; schema?: unknown } } | undefined
+  )?.format;
+  if (
+    format?.type === 'json_schema' &&
+    typeof format.schema === 'object' &&
+    format.schema !== null
+  ) {
+    return { type: 'json_schema', schema: format.schema as Record<string, unknown> };
+  }
+  return undefined;
+}
+
 /** Decodes a validated Messages (or count_tokens) request into the canonical request. */
 export function decodeMessagesRequest(body: DecodableMessagesBody): CanonicalRequest {
   const system = systemParts(body.system);
@@ -232,6 +256,9 @@ export function decodeMessagesRequest(body: DecodableMessagesBody): CanonicalReq
     stream: body.stream === true,
     reasoning: reasoning(body),
     metadata: body.metadata ?? undefined,
+    ...(typeof body.metadata?.user_id === 'string' ? { user: body.metadata.user_id } : {}),
+    ...(responseFormat(body) ? { responseFormat: responseFormat(body) } : {}),
+    source: 'messages',
     extra,
   };
 }

@@ -1,3 +1,5 @@
+import { thinkingSignature } from '../../core/reasoning-carrier';
+import { toolInput } from '../../core/tool-arguments';
 import type {
   BlockKind,
   CanonicalEvent,
@@ -55,6 +57,7 @@ export function messageId(canonicalId: string): string {
 export type AnthropicContentBlock =
   | { type: 'text'; text: string; citations?: null }
   | { type: 'thinking'; thinking: string; signature: string }
+  | { type: 'redacted_thinking'; data: string }
   | { type: 'tool_use'; id: string; name: string; input: Record<string, unknown> };
 
 export interface AnthropicMessage {
@@ -112,6 +115,8 @@ export class MessagesEventEncoder {
   private readonly indexes = new Map<number, number>();
   /** Signatures held back until their block stops. */
   private readonly signatures = new Map<number, string>();
+  /** Redacted blocks start once their data is known (it is part of the start event). */
+  private readonly pendingRedacted = new Set<number>();
 
   constructor(private readonly model: string) {}
 
@@ -134,6 +139,10 @@ export class MessagesEventEncoder {
           },
         ];
       case 'block_start': {
+        if (event.block.kind === 'reasoning' && event.block.redacted) {
+          this.pendingRedacted.add(event.index);
+          return [];
+        }
         const index = this.indexes.size;
         this.indexes.set(event.index, index);
         return [{ type: 'content_block_start', index, content_block: startBlock(event.block) }];
@@ -145,9 +154,32 @@ export class MessagesEventEncoder {
       case 'reasoning_signature':
         this.signatures.set(event.index, event.signature);
         return [];
+      case 'reasoning_encrypted': {
+        if (this.pendingRedacted.delete(event.index)) {
+          const index = this.indexes.size;
+          this.indexes.set(event.index, index);
+          return [
+            {
+              type: 'content_block_start',
+              index,
+              content_block: { type: 'redacted_thinking', data: event.data },
+            },
+          ];
+        }
+        // An OpenAI reasoning payload travels in the thinking block's signature.
+        this.signatures.set(
+          event.index,
+          thinkingSignature({ encrypted: event.data, itemId: event.itemId }),
+        );
+        return [];
+      }
       case 'tool_arguments_delta':
         return [this.delta(event.index, { type: 'input_json_delta', partial_json: event.json })];
       case 'block_stop': {
+        if (this.pendingRedacted.delete(event.index)) {
+          // A redacted block without data has nothing to show.
+          return [];
+        }
         const out: MessagesStreamEvent[] = [];
         const signature = this.signatures.get(event.index);
         if (signature !== undefined) {
@@ -177,25 +209,14 @@ export class MessagesEventEncoder {
   }
 }
 
-/** Tool arguments are JSON text canonically; Anthropic wants the object. */
-function toolInput(args: string): Record<string, unknown> {
-  try {
-    const parsed: unknown = JSON.parse(args);
-    return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)
-      ? (parsed as Record<string, unknown>)
-      : {};
-  } catch {
-    // Truncated arguments (max_tokens hit mid-call) cannot be parsed.
-    return {};
-  }
-}
-
 function outputBlock(block: OutputBlock): AnthropicContentBlock {
   switch (block.type) {
     case 'text':
       return { type: 'text', text: block.text, citations: null };
     case 'reasoning':
-      return { type: 'thinking', thinking: block.text, signature: block.signature ?? '' };
+      return block.redacted
+        ? { type: 'redacted_thinking', data: block.encrypted ?? '' }
+        : { type: 'thinking', thinking: block.text, signature: thinkingSignature(block) };
     case 'tool_call':
       return {
         type: 'tool_use',

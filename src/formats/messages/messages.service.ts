@@ -4,7 +4,7 @@ import { type Observable, mergeMap } from 'rxjs';
 import { CatalogService } from '../../catalog/catalog.service';
 import type { CatalogModel } from '../../catalog/catalog.types';
 import { anthropicErrorBody } from '../../common/errors/envelopes';
-import { type GatewayError, InvalidRequestError } from '../../common/errors/gateway-errors';
+import type { GatewayError } from '../../common/errors/gateway-errors';
 import type { GatewayRequest, GatewayResponse } from '../../common/request-context';
 import { type SseFrame, writeSse } from '../../common/sse/sse-writer';
 import type { AllConfig } from '../../config';
@@ -14,6 +14,12 @@ import { createCallContext } from '../../upstream/call-context';
 import type { CallContext, UpstreamProvider } from '../../upstream/provider.interface';
 import { ProviderRegistry } from '../../upstream/provider-registry';
 import { AnthropicProvider } from '../../upstream/providers/anthropic/anthropic.provider';
+import {
+  rejectHostedTools,
+  resolveModel,
+  servingPath,
+  startCanonical,
+} from '../shared/canonical-path';
 import type { CountTokensRequestDto, MessagesRequestDto } from './messages-request.dto';
 import { decodeMessagesRequest } from './messages.decoder';
 import { MessagesEventEncoder, toAnthropicMessage } from './messages.encoder';
@@ -40,26 +46,20 @@ export class MessagesService {
   async handle(body: MessagesRequestDto, req: GatewayRequest, res: GatewayResponse): Promise<void> {
     const { model, provider } = this.route(body.model, req);
     req.ctx.stream = body.stream === true;
+    const path = servingPath('messages', model, provider);
     const ctx = createCallContext(req, res);
-
-    if (model.upstreamApi === 'messages' && provider.passthrough) {
+    if (path.kind === 'native') {
       return this.passthrough(body, req, res, model, provider, ctx);
     }
-    if (model.upstreamApi === 'local' && provider.generate) {
-      return this.viaCanonical(
-        body,
-        req,
-        res,
-        model,
-        provider.generate(decodeMessagesRequest(body), model, ctx),
-        ctx,
-      );
-    }
-    throw new InvalidRequestError(
-      `The model '${model.id}' is served through the ${model.upstreamApi} API, which /v1/messages cannot translate to yet.`,
-      'model',
-      'unsupported_route',
+    rejectHostedTools(body.tools, (t) => t.type === undefined || t.type === 'custom', path.model);
+    const events = await startCanonical(
+      provider,
+      decodeMessagesRequest(body),
+      path.model,
+      ctx,
+      res,
     );
+    return this.viaCanonical(body, req, res, model, events, ctx);
   }
 
   /**
@@ -87,10 +87,7 @@ export class MessagesService {
     id: string,
     req: GatewayRequest,
   ): { model: CatalogModel; provider: UpstreamProvider } {
-    const model = this.catalog.resolve(id, 'messages');
-    req.ctx.model = model.id;
-    req.ctx.provider = model.provider.name;
-    return { model, provider: this.providers.get(model.provider) };
+    return resolveModel(this.catalog, this.providers, 'messages', id, req);
   }
 
   /** The client's own bytes when no rewrite is needed, else its body with the upstream id. */

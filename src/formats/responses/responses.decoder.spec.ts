@@ -119,6 +119,7 @@ describe('decodeResponsesRequest', () => {
               type: 'reasoning',
               summary: ['**Plan**', 'Check the weather.'],
               encrypted: 'gAAAA-opaque',
+              itemId: 'rs_1',
             },
             { type: 'text', text: 'Checking.' },
             { type: 'tool_call', id: 'call_1', name: 'get_weather', arguments: '{"city":"Paris"}' },
@@ -154,6 +155,8 @@ describe('decodeResponsesRequest', () => {
       stream: true,
       reasoning: { effort: 'high', summary: 'detailed' },
       metadata: { team: 'a' },
+      responseFormat: { type: 'json_object' },
+      source: 'responses',
       extra: {
         text: { format: { type: 'json_object' } },
         include: ['reasoning.encrypted_content'],

@@ -1,5 +1,7 @@
+import { fromEncryptedContent } from '../../core/reasoning-carrier';
 import type {
   CanonicalMessage,
+  CanonicalResponseFormat,
   CanonicalRequest,
   CanonicalTool,
   CanonicalToolChoice,
@@ -9,7 +11,7 @@ import type {
   ReasoningPart,
   TextPart,
 } from '../../core/canonical';
-import { imageFromUrl } from '../chat-completions/chat.decoder';
+import { imageFromUrl, jsonSchemaFormat } from '../chat-completions/chat.decoder';
 import type {
   ResponsesContentPart,
   ResponsesInputItem,
@@ -30,6 +32,7 @@ const MODELLED = new Set([
   'stream',
   'reasoning',
   'metadata',
+  'user',
 ]);
 
 function parts(content: string | ResponsesContentPart[] | undefined): (TextPart | ImagePart)[] {
@@ -69,7 +72,10 @@ function reasoningPart(item: ResponsesInputItem): ReasoningPart {
     }
   }
   if (typeof item.encrypted_content === 'string') {
-    part.encrypted = item.encrypted_content;
+    Object.assign(part, fromEncryptedContent(item.encrypted_content));
+  }
+  if (typeof item.id === 'string' && item.id !== '') {
+    part.itemId = item.id;
   }
   return part;
 }
@@ -99,6 +105,18 @@ function tools(body: ResponsesRequestDto): CanonicalTool[] {
     }
   }
   return out;
+}
+
+/** `text.format` in canonical terms. */
+function responseFormat(body: ResponsesRequestDto): CanonicalResponseFormat | undefined {
+  const f = (body.text as { format?: Record<string, unknown> } | null | undefined)?.format;
+  if (f?.type === 'text' || f?.type === 'json_object') {
+    return { type: f.type };
+  }
+  if (f?.type === 'json_schema') {
+    return jsonSchemaFormat(f);
+  }
+  return undefined;
 }
 
 /**
@@ -185,6 +203,9 @@ export function decodeResponsesRequest(body: ResponsesRequestDto): CanonicalRequ
           }
         : undefined,
     metadata: body.metadata ?? undefined,
+    ...(typeof body.user === 'string' ? { user: body.user } : {}),
+    ...(responseFormat(body) ? { responseFormat: responseFormat(body) } : {}),
+    source: 'responses',
     extra,
   };
 }

@@ -93,7 +93,7 @@ const REASONING_ITEM = {
   id: 'rs_1',
   type: 'reasoning',
   summary: [{ type: 'summary_text', text: 'Plan it.' }],
-  encrypted_content: 'sig-1',
+  encrypted_content: 'gwant1.sig.sig-1',
 };
 const MESSAGE_ITEM = {
   id: 'msg_2',

@@ -1,4 +1,5 @@
 import { GatewayError } from '../../common/errors/gateway-errors';
+import { encryptedContent } from '../../core/reasoning-carrier';
 import type {
   BlockKind,
   CanonicalEvent,
@@ -57,10 +58,16 @@ function outputText(text: string): OutputText {
  * The final reasoning item. Raw reasoning is never shown: it becomes the summary only
  * when a summary was requested. The signature is the opaque round-trip payload.
  */
+interface CarriedReasoning {
+  signature?: string;
+  encrypted?: string;
+  redacted?: boolean;
+}
+
 function reasoningItem(
   id: string,
   text: string,
-  signature: string | undefined,
+  carried: CarriedReasoning,
   view: ReasoningView,
 ): ReasoningItem {
   const item: ReasoningItem = {
@@ -68,8 +75,9 @@ function reasoningItem(
     type: 'reasoning',
     summary: view.summary && text !== '' ? [{ type: 'summary_text', text }] : [],
   };
-  if (view.encrypted && signature !== undefined) {
-    item.encrypted_content = signature;
+  const payload = encryptedContent(carried);
+  if (view.encrypted && payload !== undefined) {
+    item.encrypted_content = payload;
   }
   return item;
 }
@@ -95,7 +103,7 @@ interface OpenItem {
   outputIndex: number;
   text: string;
   summaryOpen: boolean;
-  signature?: string;
+  carried: CarriedReasoning;
   callId: string;
   name: string;
 }
@@ -142,7 +150,12 @@ export class ResponsesStreamEncoder {
         return this.reasoningDelta(event.text);
       case 'reasoning_signature':
         if (this.open?.kind === 'reasoning') {
-          this.open.signature = event.signature;
+          this.open.carried.signature = event.signature;
+        }
+        return [];
+      case 'reasoning_encrypted':
+        if (this.open?.kind === 'reasoning') {
+          this.open.carried.encrypted = event.data;
         }
         return [];
       case 'text_delta':
@@ -222,6 +235,7 @@ export class ResponsesStreamEncoder {
       outputIndex: this.output.length,
       text: '',
       summaryOpen: false,
+      carried: block.kind === 'reasoning' && block.redacted ? { redacted: true } : {},
       callId: block.kind === 'tool_call' ? block.id : '',
       name: block.kind === 'tool_call' ? block.name : '',
     };
@@ -346,7 +360,7 @@ export class ResponsesStreamEncoder {
             this.event('response.reasoning_summary_part.done', { ...at, summary_index: 0, part }),
           );
         }
-        item = reasoningItem(open.id, open.text, open.signature, this.view);
+        item = reasoningItem(open.id, open.text, open.carried, this.view);
         break;
       case 'text':
         events.push(
@@ -383,7 +397,7 @@ export class ResponsesStreamEncoder {
   private partialItem(open: OpenItem): OutputItem {
     switch (open.kind) {
       case 'reasoning':
-        return { ...reasoningItem(open.id, open.text, undefined, this.view), status: 'incomplete' };
+        return { ...reasoningItem(open.id, open.text, {}, this.view), status: 'incomplete' };
       case 'text':
         return messageItem(open.id, open.text, 'incomplete');
       case 'tool_call':
@@ -402,7 +416,7 @@ export function toResponseObject(
   const item = (block: OutputBlock): OutputItem => {
     switch (block.type) {
       case 'reasoning':
-        return reasoningItem(newId('rs_'), block.text, block.signature, view);
+        return reasoningItem(newId('rs_'), block.text, block, view);
       case 'text':
         return messageItem(newId('msg_'), block.text, 'completed');
       case 'tool_call':

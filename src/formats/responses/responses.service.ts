@@ -12,11 +12,16 @@ import type { CanonicalEvent } from '../../core/canonical';
 import { createCallContext } from '../../upstream/call-context';
 import type { CallContext, UpstreamProvider } from '../../upstream/provider.interface';
 import { ProviderRegistry } from '../../upstream/provider-registry';
+import {
+  rejectHostedTools,
+  resolveModel,
+  servingPath,
+  startCanonical,
+} from '../shared/canonical-path';
 import type { ResponsesRequestDto } from './responses-request.dto';
 import { decodeResponsesRequest } from './responses.decoder';
 import { ResponsesStreamEncoder, toResponseObject } from './responses.encoder';
 import { ResponsesRelay } from './responses.passthrough';
-import { responsesRoute } from './responses.route';
 import {
   type ResponsesStreamEvent,
   fromResponsesUsage,
@@ -69,34 +74,29 @@ export class ResponsesService {
     req: GatewayRequest,
     res: GatewayResponse,
   ): Promise<void> {
-    const model = this.catalog.resolve(body.model, 'responses');
-    const provider = this.providers.get(model.provider);
-    req.ctx.model = model.id;
-    req.ctx.provider = model.provider.name;
+    const { model, provider } = resolveModel(
+      this.catalog,
+      this.providers,
+      'responses',
+      body.model,
+      req,
+    );
     req.ctx.stream = body.stream === true;
-
-    switch (responsesRoute(model, provider)) {
-      case 'passthrough':
-        return this.passthrough(body, req, res, model, provider, createCallContext(req, res));
-      case 'local': {
-        checkStateless(body, model);
-        const ctx = createCallContext(req, res);
-        return this.viaCanonical(
-          body,
-          req,
-          res,
-          model,
-          provider.generate!(decodeResponsesRequest(body), model, ctx),
-          ctx,
-        );
-      }
-      case 'unsupported':
-        throw new InvalidRequestError(
-          `The model '${model.id}' is served through the ${model.upstreamApi} API, which /v1/responses cannot translate to yet.`,
-          'model',
-          'unsupported_route',
-        );
+    const path = servingPath('responses', model, provider);
+    if (path.kind === 'native') {
+      return this.passthrough(body, req, res, model, provider, createCallContext(req, res));
     }
+    checkStateless(body, model);
+    rejectHostedTools(body.tools, (t) => t.type === 'function', path.model);
+    const ctx = createCallContext(req, res);
+    const events = await startCanonical(
+      provider,
+      decodeResponsesRequest(body),
+      path.model,
+      ctx,
+      res,
+    );
+    return this.viaCanonical(body, req, res, model, events, ctx);
   }
 
   /** Same-format fast path: forward the client's body, relay the upstream's events. */

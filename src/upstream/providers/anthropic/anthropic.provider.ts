@@ -1,5 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import type { CatalogProvider } from '../../../catalog/catalog.types';
+import type { Observable } from 'rxjs';
+import type { CatalogModel, CatalogProvider } from '../../../catalog/catalog.types';
+import type { CanonicalEvent, CanonicalRequest } from '../../../core/canonical';
 import { GatewayError, UpstreamHttpError } from '../../../common/errors/gateway-errors';
 import type {
   CallContext,
@@ -8,7 +10,10 @@ import type {
   ProviderDriver,
   UpstreamProvider,
 } from '../../provider.interface';
+import { canonicalCall } from '../../canonical-call';
 import { ProviderDriverFor } from '../../provider-registry';
+import { AnthropicStreamDecoder, fromAnthropicMessage } from './from-anthropic';
+import { toAnthropicRequest } from './to-anthropic';
 import { sseFrames } from '../../sse-source';
 import {
   UpstreamHttpClient,
@@ -60,6 +65,25 @@ export class AnthropicProvider implements UpstreamProvider {
       return { kind: 'json', status: res.statusCode, body, contentType: 'application/json' };
     }
     return { kind: 'stream', frames: sseFrames(res, ctx.flow, ctx.abort, ctx.signal) };
+  }
+
+  /** The translation path: a canonical request as a Messages call, answered in canonical events. */
+  generate(
+    request: CanonicalRequest,
+    model: CatalogModel,
+    ctx: CallContext,
+  ): Observable<CanonicalEvent> {
+    const { body, dropped } = toAnthropicRequest(request, model);
+    ctx.droppedParams?.push(...dropped);
+    const payload = JSON.stringify(body);
+    return canonicalCall({
+      send: () => this.post('/v1/messages', payload, ctx),
+      stream: request.stream,
+      ctx,
+      providerName: this.config.name,
+      fromJson: (message) => fromAnthropicMessage(message),
+      decoder: () => new AnthropicStreamDecoder(),
+    });
   }
 
   /**

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import type { CatalogProvider } from '../../../catalog/catalog.types';
-import type { WireFormat } from '../../../core/canonical';
+import type { Observable } from 'rxjs';
+import type { CatalogModel, CatalogProvider } from '../../../catalog/catalog.types';
+import type { CanonicalEvent, CanonicalRequest, WireFormat } from '../../../core/canonical';
 import type {
   CallContext,
   PassthroughCall,
@@ -9,7 +10,13 @@ import type {
   ResourceCall,
   UpstreamProvider,
 } from '../../provider.interface';
+import { type StreamDecoder, canonicalCall } from '../../canonical-call';
 import { ProviderDriverFor } from '../../provider-registry';
+import type { TranslatedRequest } from '../../translate-params';
+import { ChatStreamDecoder, fromChatCompletion } from './from-openai-chat';
+import { ResponsesStreamDecoder, fromResponseObject } from './from-openai-responses';
+import { toOpenAiChatRequest } from './to-openai-chat';
+import { toOpenAiResponsesRequest } from './to-openai-responses';
 import { sseFrames } from '../../sse-source';
 import {
   UpstreamHttpClient,
@@ -42,6 +49,43 @@ export class OpenAiProvider implements UpstreamProvider {
       throw new Error(`provider ${this.config.name} cannot pass through ${call.format}`);
     }
     return this.exchange('POST', path, call.body, call.stream, call.ctx);
+  }
+
+  /**
+   * The translation path, through the API `model.upstreamApi` names (`responses` or
+   * `chat_completions`); non-streamed answers become the same canonical events.
+   */
+  generate(
+    request: CanonicalRequest,
+    model: CatalogModel,
+    ctx: CallContext,
+  ): Observable<CanonicalEvent> {
+    const responses = model.upstreamApi === 'responses';
+    const { body, dropped }: TranslatedRequest = responses
+      ? toOpenAiResponsesRequest(request, model)
+      : toOpenAiChatRequest(request, model);
+    ctx.droppedParams?.push(...dropped);
+    const payload = JSON.stringify(body);
+    const path = responses ? '/responses' : '/chat/completions';
+    return canonicalCall({
+      send: () =>
+        this.http.sendOk(
+          {
+            url: this.config.baseUrl + path,
+            method: 'POST',
+            headers: { ...this.headers, 'x-client-request-id': ctx.requestId },
+            body: payload,
+            signal: ctx.signal,
+          },
+          this.config.name,
+        ),
+      stream: request.stream,
+      ctx,
+      providerName: this.config.name,
+      fromJson: responses ? fromResponseObject : fromChatCompletion,
+      decoder: (): StreamDecoder =>
+        responses ? new ResponsesStreamDecoder() : new ChatStreamDecoder(),
+    });
   }
 
   resource(call: ResourceCall): Promise<PassthroughResult> {

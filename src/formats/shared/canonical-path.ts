@@ -1,0 +1,177 @@
+import { Observable, type Subscriber } from 'rxjs';
+import type { CatalogService } from '../../catalog/catalog.service';
+import type { CatalogModel } from '../../catalog/catalog.types';
+import { InvalidRequestError } from '../../common/errors/gateway-errors';
+import type { GatewayRequest, GatewayResponse } from '../../common/request-context';
+import type { CanonicalEvent, CanonicalRequest, WireFormat } from '../../core/canonical';
+import type { CallContext, UpstreamProvider } from '../../upstream/provider.interface';
+import type { ProviderRegistry } from '../../upstream/provider-registry';
+import { responsesRoute } from '../responses/responses.route';
+
+export const DROPPED_PARAMS_HEADER = 'x-gateway-dropped-params';
+
+/**
+ * How a request is served: `native`, the same-format fast path; `canonical`, decoded and
+ * served by `provider.generate` for `model` (whose `upstreamApi` says which upstream API
+ * the provider translates to).
+ */
+export type ServingPath = { kind: 'native' } | { kind: 'canonical'; model: CatalogModel };
+
+/** Resolves the model for the endpoint and records it in the request's log context. */
+export function resolveModel(
+  catalog: CatalogService,
+  providers: ProviderRegistry,
+  format: WireFormat,
+  id: string,
+  req: GatewayRequest,
+): { model: CatalogModel; provider: UpstreamProvider } {
+  const model = catalog.resolve(id, format);
+  req.ctx.model = model.id;
+  req.ctx.provider = model.provider.name;
+  return { model, provider: providers.get(model.provider) };
+}
+
+/** The upstream API a translated request for `model` goes to, from `format`. */
+function translatedApi(format: WireFormat, model: CatalogModel, provider: UpstreamProvider) {
+  // OpenAI's own API serves every model through Responses; its reasoning models show their
+  // reasoning (summaries, encrypted payloads) only there, which Messages clients want.
+  if (
+    format === 'messages' &&
+    provider.config.kind === 'openai' &&
+    model.upstreamApi === 'chat_completions' &&
+    model.capabilities.reasoning
+  ) {
+    return 'responses' as const;
+  }
+  return model.upstreamApi;
+}
+
+/** Picks the fast path when the model's upstream speaks the inbound format, else translation. */
+export function servingPath(
+  format: WireFormat,
+  model: CatalogModel,
+  provider: UpstreamProvider,
+): ServingPath {
+  const native =
+    format === 'responses'
+      ? responsesRoute(model, provider) === 'passthrough'
+      : model.upstreamApi === format && provider.passthrough !== undefined;
+  if (native) {
+    return { kind: 'native' };
+  }
+  if (!provider.generate) {
+    throw new InvalidRequestError(
+      `The model '${model.id}' is served through the ${model.upstreamApi} API, which this endpoint cannot translate to.`,
+      'model',
+      'unsupported_route',
+    );
+  }
+  const upstreamApi = translatedApi(format, model, provider);
+  return {
+    kind: 'canonical',
+    model: upstreamApi === model.upstreamApi ? model : { ...model, upstreamApi },
+  };
+}
+
+/**
+ * Hosted (server-side) tools run inside one vendor's API; another upstream cannot run
+ * them, and dropping them would change the answer: 400 naming the tool.
+ */
+export function rejectHostedTools(
+  tools: unknown,
+  isFunctionTool: (tool: Record<string, unknown>) => boolean,
+  model: CatalogModel,
+): void {
+  if (!Array.isArray(tools) || model.upstreamApi === 'local') {
+    return;
+  }
+  tools.forEach((tool: Record<string, unknown>, i) => {
+    if (!isFunctionTool(tool)) {
+      throw new InvalidRequestError(
+        `Tool type '${String(tool.type)}' runs only on its own vendor's API; the model '${model.id}' is served by another upstream.`,
+        `tools[${i}]`,
+        'unsupported_parameter',
+      );
+    }
+  });
+}
+
+/**
+ * Starts the canonical path: translates (400 on a parameter that cannot be honoured),
+ * sets `x-gateway-dropped-params`, and for a stream waits for the first event so that an
+ * upstream error before it still gets its own status and envelope, not an in-band error.
+ */
+export async function startCanonical(
+  provider: UpstreamProvider,
+  request: CanonicalRequest,
+  model: CatalogModel,
+  ctx: CallContext,
+  res: GatewayResponse,
+): Promise<Observable<CanonicalEvent>> {
+  const events = provider.generate!(request, model, ctx);
+  const dropped = ctx.droppedParams ?? [];
+  if (dropped.length > 0) {
+    res.setHeader(DROPPED_PARAMS_HEADER, [...new Set(dropped)].join(', '));
+  }
+  return request.stream && model.upstreamApi !== 'local' ? whenStarted(events) : events;
+}
+
+/**
+ * Subscribes now and resolves once the first value arrives (or the source completes),
+ * with an Observable that replays it and continues; rejects when the source fails first.
+ * Unsubscribing from the result unsubscribes from the source.
+ */
+export function whenStarted<T>(source: Observable<T>): Promise<Observable<T>> {
+  return new Promise((resolve, reject) => {
+    const buffer: T[] = [];
+    let downstream: Subscriber<T> | undefined;
+    let ended: { error: unknown } | 'complete' | undefined;
+    let settled = false;
+    const out = new Observable<T>((subscriber) => {
+      downstream = subscriber;
+      for (const value of buffer.splice(0)) {
+        subscriber.next(value);
+      }
+      if (ended === 'complete') {
+        subscriber.complete();
+      } else if (ended) {
+        subscriber.error(ended.error);
+      }
+      return () => subscription.unsubscribe();
+    });
+    const subscription = source.subscribe({
+      next(value) {
+        if (downstream) {
+          downstream.next(value);
+          return;
+        }
+        buffer.push(value);
+        if (!settled) {
+          settled = true;
+          resolve(out);
+        }
+      },
+      error(error: unknown) {
+        if (!settled) {
+          settled = true;
+          reject(error instanceof Error ? error : new Error(String(error)));
+        } else if (downstream) {
+          downstream.error(error);
+        } else {
+          ended = { error };
+        }
+      },
+      complete() {
+        if (downstream) {
+          downstream.complete();
+        } else {
+          ended = 'complete';
+        }
+        if (!settled) {
+          settled = true;
+          resolve(out);
+        }
+      },
+    });
+  });
+}

@@ -1,0 +1,264 @@
+import type { CatalogModel } from '../../../catalog/catalog.types';
+import type {
+  CanonicalMessage,
+  CanonicalRequest,
+  ContentPart,
+  ImagePart,
+  TextPart,
+} from '../../../core/canonical';
+import {
+  CHAT_ONLY_REJECTS,
+  type ExtraPolicy,
+  type TranslatedRequest,
+  applyExtraPolicy,
+  budgetForEffort,
+  paramName,
+  takeOutputConfigs,
+} from '../../translate-params';
+import { toolInput } from '../../../core/tool-arguments';
+
+type Json = Record<string, unknown>;
+
+/** Anthropic's smallest thinking budget. */
+export const MIN_THINKING_BUDGET = 1024;
+
+/** Instruction added to the system prompt for `json_object`, which has no schema to enforce. */
+export const JSON_OBJECT_INSTRUCTION =
+  'Respond with a single valid JSON object and nothing else: no prose, no code fences.';
+
+const POLICY: ExtraPolicy = {
+  target: 'Anthropic Messages',
+  forward: new Set(['top_k']),
+  ignore: new Set(['stream_options', 'include']),
+  reject: { ...CHAT_ONLY_REJECTS, background: (v) => v === true },
+};
+
+function image(part: ImagePart): Json {
+  return part.source.kind === 'base64'
+    ? {
+        type: 'image',
+        source: { type: 'base64', media_type: part.source.mediaType, data: part.source.data },
+      }
+    : { type: 'image', source: { type: 'url', url: part.source.url } };
+}
+
+function simpleBlocks(parts: (TextPart | ImagePart)[]): Json[] {
+  return parts
+    .filter((p) => p.type === 'image' || p.text !== '')
+    .map((p) => (p.type === 'text' ? { type: 'text', text: p.text } : image(p)));
+}
+
+/** One canonical part as Anthropic content; undefined when the part cannot travel. */
+function block(part: ContentPart): Json | undefined {
+  switch (part.type) {
+    case 'text':
+      // Anthropic rejects empty text blocks.
+      return part.text === '' ? undefined : { type: 'text', text: part.text };
+    case 'image':
+      return image(part);
+    case 'tool_call':
+      return {
+        type: 'tool_use',
+        id: part.id,
+        name: part.name,
+        input: toolInput(part.arguments),
+      };
+    case 'tool_result': {
+      const out: Json = { type: 'tool_result', tool_use_id: part.toolCallId };
+      const content = simpleBlocks(part.content);
+      if (content.length > 0) {
+        out.content = content;
+      }
+      if (part.isError !== undefined) {
+        out.is_error = part.isError;
+      }
+      return out;
+    }
+    case 'reasoning':
+      // Only Anthropic's own signed (or redacted) reasoning can go back; OpenAI payloads
+      // and unsigned text mean nothing to it.
+      if (part.redacted && part.encrypted !== undefined) {
+        return { type: 'redacted_thinking', data: part.encrypted };
+      }
+      if (part.signature !== undefined && part.signature !== '') {
+        return {
+          type: 'thinking',
+          thinking: part.text ?? (part.summary ?? []).join('\n\n'),
+          signature: part.signature,
+        };
+      }
+      return undefined;
+  }
+}
+
+/**
+ * Messages as Anthropic requires them: tool results first in their user turn (right
+ * after the assistant turn that called them), thinking first in an assistant turn, no
+ * empty turns, consecutive turns of one role merged.
+ */
+function messages(input: CanonicalMessage[]): Json[] {
+  const out: { role: string; content: Json[] }[] = [];
+  for (const m of input) {
+    const blocks = m.parts.map(block).filter((b): b is Json => b !== undefined);
+    const first = m.role === 'user' ? 'tool_result' : 'thinking';
+    const isFirst = (b: Json): boolean =>
+      b.type === first || (first === 'thinking' && b.type === 'redacted_thinking');
+    const content = [...blocks.filter(isFirst), ...blocks.filter((b) => !isFirst(b))];
+    if (content.length === 0) {
+      continue;
+    }
+    const last = out[out.length - 1];
+    if (last?.role === m.role) {
+      last.content.push(...content);
+    } else {
+      out.push({ role: m.role, content });
+    }
+  }
+  return out;
+}
+
+function toolChoice(req: CanonicalRequest): Json | undefined {
+  if (req.tools.length === 0) {
+    return undefined;
+  }
+  let choice: Json | undefined;
+  switch (req.toolChoice?.type) {
+    case 'auto':
+    case 'none':
+      choice = { type: req.toolChoice.type };
+      break;
+    case 'required':
+      choice = { type: 'any' };
+      break;
+    case 'tool':
+      choice = { type: 'tool', name: req.toolChoice.name };
+      break;
+    case undefined:
+      break;
+  }
+  if (req.parallelToolCalls === false && choice?.type !== 'none') {
+    choice = { ...(choice ?? { type: 'auto' }), disable_parallel_tool_use: true };
+  }
+  return choice;
+}
+
+/** The thinking budget asked for, if any (before fitting it under max_tokens). */
+function requestedBudget(req: CanonicalRequest): number | undefined {
+  const r = req.reasoning;
+  if (r?.budgetTokens !== undefined) {
+    return r.budgetTokens;
+  }
+  if (r?.effort === undefined || r.effort === 'none') {
+    return undefined;
+  }
+  return budgetForEffort(r.effort);
+}
+
+/**
+ * canonical -> Anthropic Messages request body. Decisions (docs/translation.md):
+ * - `max_tokens` is required: the client's value, else the catalog's max output tokens.
+ * - Effort becomes `thinking: {type: enabled, budget_tokens}` (minimal 1024 ... max 32768).
+ *   OpenAI's max tokens include reasoning, like Anthropic's, so the budget is clamped
+ *   below `max_tokens`; when that leaves less than Anthropic's 1024 minimum, `max_tokens`
+ *   is raised to 1024 + the client's value instead.
+ * - Thinking allows only temperature 1 and top_p >= 0.95, and no forced tool choice:
+ *   other sampling values are dropped; a forced tool choice drops thinking. Both listed.
+ * - Temperature above 1 (OpenAI allows 2) is clamped to 1; newer models reject
+ *   temperature together with top_p, so top_p is dropped then. Both listed.
+ * - `json_schema` output uses `output_config.format`; `json_object` adds an instruction
+ *   to the system prompt (Anthropic has no schema-less JSON mode).
+ * - `user` becomes `metadata.user_id`; other metadata has no Anthropic field (dropped).
+ */
+export function toAnthropicRequest(req: CanonicalRequest, model: CatalogModel): TranslatedRequest {
+  const dropped: string[] = [];
+  const extra = { ...req.extra };
+  if (takeOutputConfigs(extra, dropped, ['verbosity']) !== undefined) {
+    dropped.push(req.source === 'responses' ? 'text.verbosity' : 'verbosity');
+  }
+  const forwarded = applyExtraPolicy(extra, POLICY, dropped);
+
+  const body: Json = { model: model.upstreamId };
+  const clientMax = req.maxOutputTokens;
+  let maxTokens = clientMax ?? model.maxOutputTokens;
+
+  const system = req.system
+    .filter((p) => p.text !== '')
+    .map((p) => ({ type: 'text', text: p.text }));
+  const format = req.responseFormat;
+  if (format?.type === 'json_object') {
+    system.push({ type: 'text', text: JSON_OBJECT_INSTRUCTION });
+  } else if (format?.type === 'json_schema') {
+    body.output_config = {
+      format: { type: 'json_schema', schema: format.schema ?? { type: 'object' } },
+    };
+  }
+  if (system.length > 0) {
+    body.system = system;
+  }
+  body.messages = messages(req.messages);
+
+  if (req.tools.length > 0) {
+    body.tools = req.tools.map((t) => {
+      const tool: Json = { name: t.name, input_schema: t.parameters };
+      if (t.description !== undefined) {
+        tool.description = t.description;
+      }
+      return tool;
+    });
+  }
+  const choice = toolChoice(req);
+  if (choice) {
+    body.tool_choice = choice;
+  }
+
+  let budget = requestedBudget(req);
+  if (budget !== undefined && !model.capabilities.reasoning) {
+    dropped.push(paramName(req, 'reasoning'));
+    budget = undefined;
+  }
+  if (budget !== undefined && (choice?.type === 'any' || choice?.type === 'tool')) {
+    dropped.push(paramName(req, 'reasoning'));
+    budget = undefined;
+  }
+  if (budget !== undefined) {
+    budget = Math.max(MIN_THINKING_BUDGET, Math.min(budget, maxTokens - 1));
+    if (budget >= maxTokens) {
+      maxTokens = budget + (clientMax ?? MIN_THINKING_BUDGET);
+    }
+    body.thinking = { type: 'enabled', budget_tokens: budget };
+  }
+  body.max_tokens = maxTokens;
+
+  if (req.temperature !== undefined) {
+    if (budget !== undefined && req.temperature !== 1) {
+      dropped.push(paramName(req, 'temperature'));
+    } else {
+      if (req.temperature > 1) {
+        dropped.push(paramName(req, 'temperature'));
+      }
+      body.temperature = Math.min(req.temperature, 1);
+    }
+  }
+  if (req.topP !== undefined) {
+    if ((budget !== undefined && req.topP < 0.95) || body.temperature !== undefined) {
+      dropped.push(paramName(req, 'topP'));
+    } else {
+      body.top_p = req.topP;
+    }
+  }
+  if (req.stop.length > 0) {
+    body.stop_sequences = req.stop;
+  }
+  if (req.user !== undefined) {
+    body.metadata = { user_id: req.user };
+  }
+  const otherMetadata = Object.keys(req.metadata ?? {}).filter((k) => k !== 'user_id');
+  if (otherMetadata.length > 0) {
+    dropped.push(paramName(req, 'metadata'));
+  }
+  if (req.stream) {
+    body.stream = true;
+  }
+  Object.assign(body, forwarded);
+  return { body, dropped: [...new Set(dropped)] };
+}

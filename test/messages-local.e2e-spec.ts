@@ -229,8 +229,9 @@ describe.each(ANTHROPIC_SDKS)(
         system: SYSTEM,
         messages: [{ role: 'user', content: 'hello world' }],
       });
-      // cl100k_base: "You are a test double." is 6, "hello world" 2, plus 3 for the message.
-      expect(counted).toEqual({ input_tokens: 11 });
+      // anthropic profile: cl100k_base 6 + 2 tokens, x1.1 rounded up (9), + 3 per message
+      // + 3 per request.
+      expect(counted).toEqual({ input_tokens: 15 });
     });
   },
 );

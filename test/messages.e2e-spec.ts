@@ -267,8 +267,8 @@ describe.each(ANTHROPIC_SDKS)(
         model: 'test-gpt',
         messages: [{ role: 'user', content: 'hello world' }],
       });
-      // o200k_base: "hello", " world", plus 3 framing tokens for the message.
-      expect(small).toEqual({ input_tokens: 5 });
+      // openai profile: o200k_base "hello", " world" (2) + 4 per message + 3 per request.
+      expect(small).toEqual({ input_tokens: 9 });
       const larger = await client.messages.countTokens({
         model: 'test-gpt',
         system: SYSTEM,

@@ -28,7 +28,8 @@ import {
   fromAnthropicUsage,
   relayMessagesFrames,
 } from './messages.passthrough';
-import { estimateInputTokens } from './token-estimate';
+import { messagesLimitFacts } from '../../limits/extractors/messages.limits';
+import { estimatePromptTokens } from '../../limits/tokens/token-estimator';
 
 /** Serves POST /v1/messages and /v1/messages/count_tokens: routing, fast path, canonical path. */
 @Injectable()
@@ -64,7 +65,8 @@ export class MessagesService {
 
   /**
    * Anthropic counts exactly, so Anthropic-served models ask it; for every other model the
-   * answer is a tokenizer estimate (see token-estimate.ts).
+   * answer is the same bounded tokenizer estimate the request limits use
+   * (src/limits/tokens/token-estimator.ts).
    */
   async countTokens(
     body: CountTokensRequestDto,
@@ -80,7 +82,7 @@ export class MessagesService {
       );
       return JSON.parse(result.body.toString('utf8'));
     }
-    return { input_tokens: await estimateInputTokens(decodeMessagesRequest(body), model.family) };
+    return { input_tokens: estimatePromptTokens(messagesLimitFacts(body), model.family) };
   }
 
   private route(

@@ -9,6 +9,8 @@ import { normalizeError } from './common/errors/normalize-error';
 import { requestContextMiddleware } from './common/logging/request-context.middleware';
 import type { GatewayRequest } from './common/request-context';
 import type { AllConfig } from './config';
+import { ApiKeyService } from './auth/api-key.service';
+import { authenticate } from './auth/authenticate';
 
 /**
  * HTTP plumbing shared by main.ts and the e2e tests: request context and access log
@@ -29,6 +31,21 @@ export function configureApp(app: NestExpressApplication, logger: Logger): INest
       exposedHeaders: ['x-request-id', 'request-id', 'retry-after'],
     });
   }
+  // Keys are checked before the body is read, so an anonymous client cannot make the
+  // gateway buffer and parse bodies. Health probes stay public; preflights carry no key.
+  const keys = app.get(ApiKeyService);
+  app.use((req: Request, _res: Response, next: NextFunction) => {
+    if (req.method === 'OPTIONS' || req.path === '/health' || req.path.startsWith('/health/')) {
+      next();
+      return;
+    }
+    try {
+      (req as GatewayRequest).ctx.keyId = authenticate(req.headers, keys).id;
+      next();
+    } catch (e) {
+      next(e);
+    }
+  });
   app.use(
     express.json({
       limit: maxBodySize,

@@ -1,21 +1,13 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import { AuthenticationError } from '../common/errors/gateway-errors';
 import type { GatewayRequest } from '../common/request-context';
 import { ApiKeyService } from './api-key.service';
+import { authenticate } from './authenticate';
 import { IS_PUBLIC } from './public.decorator';
 
-function bearer(header: string | undefined): string | undefined {
-  if (header === undefined) {
-    return undefined;
-  }
-  const match = /^Bearer\s+(.+)$/i.exec(header.trim());
-  return match ? match[1].trim() : undefined;
-}
-
 /**
- * Global guard: accepts `Authorization: Bearer <key>` (OpenAI SDK, Anthropic SDK 1.x) and
- * `x-api-key: <key>` (Anthropic SDK 0.x). When both are sent, either may carry the key.
+ * Global guard: every route needs a client key (see authenticate.ts) unless it is marked
+ * @Public().
  */
 @Injectable()
 export class AuthGuard implements CanActivate {
@@ -33,24 +25,10 @@ export class AuthGuard implements CanActivate {
       return true;
     }
     const req = context.switchToHttp().getRequest<GatewayRequest>();
-    const candidates = [bearer(req.headers.authorization), req.headers['x-api-key']];
-    let presented = false;
-    for (const candidate of candidates) {
-      if (typeof candidate !== 'string' || candidate === '') {
-        continue;
-      }
-      presented = true;
-      const info = this.keys.verify(candidate);
-      if (info) {
-        req.ctx.keyId = info.id;
-        return true;
-      }
+    // The early middleware (bootstrap.ts) usually did this before the body was read.
+    if (req.ctx.keyId === undefined) {
+      req.ctx.keyId = authenticate(req.headers, this.keys).id;
     }
-    throw presented
-      ? new AuthenticationError('Incorrect API key provided.', 'invalid_api_key')
-      : new AuthenticationError(
-          'You didn\'t provide an API key. Send it as "Authorization: Bearer <key>" or "x-api-key: <key>".',
-          null,
-        );
+    return true;
   }
 }

@@ -459,3 +459,162 @@ describe('chat completions errors surface as the SDK error classes', () => {
     expect(timedOut.code).toBe('upstream_timeout');
   });
 });
+
+describe('chat completions fast path against an upstream that answers wrongly', () => {
+  let upstream: FakeUpstream;
+  let gw: TestGateway;
+  let client: OpenAI;
+
+  beforeAll(async () => {
+    upstream = await new FakeUpstream().start();
+    gw = await startGateway({ CATALOG_PATH: testCatalog(upstream.url) });
+    client = new OpenAI({ baseURL: gw.baseURL, apiKey: TEST_KEY, maxRetries: 0 });
+  });
+  afterAll(async () => {
+    await gw.close();
+    await upstream.stop();
+  });
+  beforeEach(() => upstream.reset());
+
+  const post = (body: Record<string, unknown> | string): Promise<Response> =>
+    fetch(`${gw.baseURL}/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${TEST_KEY}`, 'content-type': 'application/json' },
+      body: typeof body === 'string' ? body : JSON.stringify(body),
+    });
+  const ok = { model: 'test-gpt', messages: [SYSTEM, { role: 'user' as const, content: 'hi' }] };
+
+  it.each([
+    ['not JSON', { text: '<html>Bad Gateway</html>', status: 200 }],
+    ['null', { json: null }],
+    ['a JSON string', { json: 'fine' }],
+  ])(
+    'answers 502 upstream_error naming the provider for a 2xx body that is %s',
+    async (_, reply) => {
+      upstream.on('/v1/chat/completions', () => reply);
+      const res = await post(ok);
+      expect(res.status).toBe(502);
+      const { error } = (await res.json()) as { error: Record<string, string> };
+      expect(error).toMatchObject({ type: 'server_error', code: 'upstream_error' });
+      expect(error.message).toContain("'fake-openai'");
+    },
+  );
+
+  it.each([
+    [
+      'an HTML page',
+      { text: '<html>nginx</html>', status: 200, headers: { 'content-type': 'text/html' } },
+      'text/html',
+    ],
+    [
+      'a whole JSON completion',
+      { json: chatCompletion('upstream-gpt-1', 'all at once') },
+      'application/json',
+    ],
+  ])(
+    'answers a streamed request that got %s with a 502 before any header',
+    async (_, reply, type) => {
+      upstream.on('/v1/chat/completions', () => reply);
+      const res = await post({ ...ok, stream: true });
+      expect(res.status).toBe(502);
+      expect(res.headers.get('content-type')).toContain('application/json');
+      const { error } = (await res.json()) as { error: Record<string, string> };
+      expect(error.code).toBe('upstream_error');
+      expect(error.message).toContain("'fake-openai'");
+      expect(error.message).toContain(type);
+    },
+  );
+
+  it('keeps the message and status class of a JSON error body sent instead of a stream', async () => {
+    upstream.on('/v1/chat/completions', () => ({
+      json: {
+        error: {
+          message: 'This model does not support streaming.',
+          type: 'invalid_request_error',
+          param: 'stream',
+          code: 'unsupported_value',
+        },
+      },
+    }));
+    const e = (await client.chat.completions.create({ ...ok, stream: true }).then(
+      () => undefined,
+      (err: unknown) => err,
+    )) as InstanceType<typeof OpenAI.APIError>;
+    expect(e).toBeInstanceOf(OpenAI.BadRequestError);
+    expect(e.message).toContain('does not support streaming');
+    expect(e.param).toBe('stream');
+  });
+
+  it('makes the SDK throw for a stream that ends without [DONE] and without a finish_reason', async () => {
+    const events = textStream('upstream-gpt-1', ['partial'], false);
+    upstream.on('/v1/chat/completions', () => ({ sse: events.slice(0, 2) }));
+    const stream = await client.chat.completions.create({ ...ok, stream: true });
+    const seen: string[] = [];
+    const consume = async (): Promise<void> => {
+      for await (const chunk of stream) {
+        seen.push(chunk.choices[0]?.delta?.content ?? '');
+      }
+    };
+    const e = await consume().then(
+      () => undefined,
+      (err: unknown) => err as InstanceType<typeof OpenAI.APIError>,
+    );
+    expect(e).toBeInstanceOf(OpenAI.APIError);
+    expect(e?.code).toBe('upstream_stream_incomplete');
+    expect(seen.join('')).toBe('partial');
+  });
+
+  it('ends a finished stream whose [DONE] is missing with [DONE]', async () => {
+    upstream.on('/v1/chat/completions', () => ({
+      sse: textStream('upstream-gpt-1', ['whole'], false),
+    }));
+    const text = await (await post({ ...ok, stream: true })).text();
+    expect(text).not.toContain('"error"');
+    expect(text.trimEnd().endsWith('data: [DONE]')).toBe(true);
+  });
+
+  it('splices include_usage into the raw bytes of a streamed request without stream_options', async () => {
+    upstream.on('/vllm/v1/chat/completions', () => ({
+      sse: [...textStream('test-vllm', ['a'], true), '[DONE]'],
+    }));
+    const raw =
+      '{"model":"test-vllm",  "stream":true,"messages":[{"role":"system","content":"s"},{"role":"user","content":"\\u00e9"}]}';
+    const res = await post(raw);
+    expect(res.status).toBe(200);
+    const text = await res.text();
+    expect(upstream.last().raw).toBe(`{"stream_options":{"include_usage":true},${raw.slice(1)}`);
+    // Asked for by the gateway, not by the client: the usage chunk is not relayed.
+    expect(text).not.toContain('"usage":{');
+    expect(text).toContain('"model":"test-vllm"');
+  });
+
+  it('re-serializes a body whose stream_options lacks include_usage, keeping its fields', async () => {
+    upstream.on('/vllm/v1/chat/completions', () => ({
+      sse: [...textStream('test-vllm', ['a'], true), '[DONE]'],
+    }));
+    const res = await post({
+      model: 'test-vllm',
+      stream: true,
+      stream_options: { include_obfuscation: false },
+      messages: [SYSTEM, { role: 'user', content: 'x' }],
+    });
+    await res.text();
+    expect(upstream.last().body.stream_options).toEqual({
+      include_obfuscation: false,
+      include_usage: true,
+    });
+  });
+
+  it('returns the upstream bytes as they are when they already carry the catalog id', async () => {
+    const answer = JSON.stringify(chatCompletion('test-vllm', 'ok'), null, 2);
+    upstream.on('/vllm/v1/chat/completions', () => ({
+      text: answer,
+      status: 200,
+      headers: { 'content-type': 'application/json' },
+    }));
+    const res = await post({ ...ok, model: 'test-vllm' });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toContain('application/json');
+    expect(await res.text()).toBe(answer);
+  });
+});

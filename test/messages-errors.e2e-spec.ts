@@ -244,6 +244,26 @@ describe.each(ANTHROPIC_SDKS)(
       expect(texts).toEqual(['partial']);
     });
 
+    it('sends an api_error event when the upstream stream ends without message_stop', async () => {
+      upstream.on('/v1/messages', () => ({
+        sse: named(textEvents(UPSTREAM_MODEL, ['partial']).slice(0, 4)),
+      }));
+      const stream = await client.messages.create({ ...OK, stream: true });
+      const texts: string[] = [];
+      const consume = async (): Promise<void> => {
+        for await (const event of stream) {
+          if (event.type === 'content_block_delta' && event.delta.type === 'text_delta') {
+            texts.push(event.delta.text);
+          }
+        }
+      };
+      const e = await rejection(consume());
+      expect(e).toBeInstanceOf(Sdk.APIError);
+      expect(e.error).toMatchObject({ type: 'error', error: { type: 'api_error' } });
+      expect(e.message).toContain('ended before the message completed');
+      expect(texts).toEqual(['partial']);
+    });
+
     it('turns an upstream connection lost mid-stream into an error event', async () => {
       upstream.on('/v1/messages', () => ({
         sse: named(textEvents(UPSTREAM_MODEL, ['partial']).slice(0, 4)),
@@ -318,5 +338,64 @@ describe('Anthropic error envelope outside the SDKs', () => {
         error: { type: 'authentication_error' },
       });
     }
+  });
+});
+
+describe('POST /v1/messages fast path against an upstream that answers wrongly', () => {
+  const post = (path: string, body: Record<string, unknown>): Promise<Response> =>
+    fetch(`${gw.origin}${path}`, {
+      method: 'POST',
+      headers: { 'x-api-key': TEST_KEY, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+
+  async function expectUpstreamError(res: Response, ...parts: string[]): Promise<void> {
+    expect(res.status).toBe(502);
+    expect(res.headers.get('content-type')).toContain('application/json');
+    const body = (await res.json()) as { type: string; error: { type: string; message: string } };
+    expect(body).toMatchObject({ type: 'error', error: { type: 'api_error' } });
+    for (const part of ["'fake-anthropic'", ...parts]) {
+      expect(body.error.message).toContain(part);
+    }
+  }
+
+  it.each([
+    ['not JSON', { text: '<html>Bad Gateway</html>', status: 200 }],
+    ['null', { json: null }],
+    ['a JSON string', { json: 'fine' }],
+  ])('answers 502 api_error for a 2xx message body that is %s', async (_, reply) => {
+    upstream.on('/v1/messages', () => reply);
+    await expectUpstreamError(await post('/v1/messages', OK));
+  });
+
+  it.each([
+    ['not JSON', { text: 'oops', status: 200 }],
+    ['null', { json: null }],
+  ])('answers 502 api_error for a 2xx count_tokens body that is %s', async (_, reply) => {
+    upstream.on('/v1/messages/count_tokens', () => reply);
+    await expectUpstreamError(
+      await post('/v1/messages/count_tokens', { model: 'test-claude', messages: OK.messages }),
+    );
+  });
+
+  it('answers a streamed request that got an HTML page with a 502 before any header', async () => {
+    upstream.on('/v1/messages', () => ({
+      text: '<html>maintenance</html>',
+      status: 200,
+      headers: { 'content-type': 'text/html' },
+    }));
+    await expectUpstreamError(await post('/v1/messages', { ...OK, stream: true }), 'text/html');
+  });
+
+  it('keeps the message and status class of a JSON error body sent instead of a stream', async () => {
+    upstream.on('/v1/messages', () => ({
+      json: { type: 'error', error: { type: 'invalid_request_error', message: 'bad thinking' } },
+    }));
+    const res = await post('/v1/messages', { ...OK, stream: true });
+    expect(res.status).toBe(400);
+    expect(await res.json()).toMatchObject({
+      type: 'error',
+      error: { type: 'invalid_request_error', message: 'bad thinking' },
+    });
   });
 });

@@ -442,6 +442,23 @@ describe('POST /v1/messages on the wire', () => {
     expect(upstream.last().raw).toBe(raw);
   });
 
+  it('returns the upstream bytes as they are when they already carry the catalog id', async () => {
+    const answer = JSON.stringify(
+      anthropicMessage('claude-same-id', [{ type: 'text', text: 'ok' }]),
+      null,
+      2,
+    );
+    upstream.on('/v1/messages', () => ({
+      text: answer,
+      status: 200,
+      headers: { 'content-type': 'application/json' },
+    }));
+    const res = await post('/v1/messages', body({ model: 'claude-same-id' }));
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toContain('application/json');
+    expect(await res.text()).toBe(answer);
+  });
+
   it("falls back to the provider's anthropic-version when the client sends none", async () => {
     upstream.on('/v1/messages', () => ({
       json: anthropicMessage(UPSTREAM_MODEL, [{ type: 'text', text: 'ok' }]),

@@ -762,3 +762,37 @@ describe('responses errors surface as the SDK error classes', () => {
     expect(e.headers?.get('x-should-retry')).toBe('false');
   });
 });
+
+describe('responses fast path against an upstream that answers wrongly', () => {
+  const t = useGateway(testCatalog);
+  const ok = { model: 'test-gpt', instructions: INSTRUCTIONS, input: 'hi' };
+
+  it.each([
+    ['null', { json: null }],
+    ['an array', { json: [1, 2] }],
+    ['not JSON', { text: '<html>Bad Gateway</html>', status: 200 }],
+  ])(
+    'answers 502 upstream_error naming the provider for a 2xx body that is %s',
+    async (_, reply) => {
+      t.upstream.on('/v1/responses', () => reply);
+      const res = await post(t.gw, ok);
+      expect(res.status).toBe(502);
+      const { error } = (await res.json()) as { error: Record<string, string> };
+      expect(error).toMatchObject({ type: 'server_error', code: 'upstream_error' });
+      expect(error.message).toContain("'fake-openai'");
+    },
+  );
+
+  it('answers a streamed request that got an HTML page with a 502 before any header', async () => {
+    t.upstream.on('/v1/responses', () => ({
+      text: '<html>maintenance</html>',
+      status: 200,
+      headers: { 'content-type': 'text/html' },
+    }));
+    const res = await post(t.gw, { ...ok, stream: true });
+    expect(res.status).toBe(502);
+    const { error } = (await res.json()) as { error: Record<string, string> };
+    expect(error.code).toBe('upstream_error');
+    expect(error.message).toContain('text/html');
+  });
+});

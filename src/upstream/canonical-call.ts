@@ -3,6 +3,7 @@ import { GatewayError } from '../common/errors/gateway-errors';
 import type { CanonicalEvent } from '../core/canonical';
 import type { CallContext } from './provider.interface';
 import { sseFrames } from './sse-source';
+import { parseUpstreamObject, requireEventStream } from './upstream-body';
 import { mapTransportError, type UpstreamResponse } from './upstream-http.client';
 
 /** Turns an upstream's stream events into canonical events; one instance per stream. */
@@ -22,16 +23,6 @@ export interface CanonicalCall {
   fromJson(body: Record<string, unknown>): CanonicalEvent[];
   decoder(): StreamDecoder;
 }
-
-const notJson = (provider: string): GatewayError =>
-  new GatewayError(
-    502,
-    'server',
-    `The upstream provider '${provider}' answered with a body that is not JSON.`,
-    {
-      code: 'upstream_error',
-    },
-  );
 
 /**
  * One translated upstream call as a canonical event stream. Nothing is sent until
@@ -55,12 +46,7 @@ export function canonicalCall(call: CanonicalCall): Observable<CanonicalEvent> {
         if (!call.stream) {
           let parsed: Record<string, unknown>;
           try {
-            const text = await res.body.text();
-            try {
-              parsed = JSON.parse(text) as Record<string, unknown>;
-            } catch {
-              throw notJson(call.providerName);
-            }
+            parsed = parseUpstreamObject(await res.body.text(), call.providerName);
           } catch (e) {
             subscriber.error(e instanceof GatewayError ? e : mapTransportError(e, ctx.signal));
             return;
@@ -74,6 +60,18 @@ export function canonicalCall(call: CanonicalCall): Observable<CanonicalEvent> {
           } catch (e) {
             subscriber.error(e);
           }
+          return;
+        }
+        try {
+          await requireEventStream(res, call.providerName);
+        } catch (e) {
+          if (!closed) {
+            subscriber.error(e);
+          }
+          return;
+        }
+        if (closed) {
+          res.body.destroy();
           return;
         }
         const decoder = call.decoder();

@@ -172,8 +172,6 @@ export async function upstreamHttpError(
   } catch {
     // body unreadable: report the status alone
   }
-  const info = readErrorBody(text);
-  const upstreamSays = info.message ?? (text.trim().slice(0, 500) || `HTTP ${res.statusCode}`);
   const headers: Record<string, string> = {};
   for (const name of ['retry-after', 'retry-after-ms', 'x-should-retry']) {
     const value = res.headers[name];
@@ -181,13 +179,85 @@ export async function upstreamHttpError(
       headers[name] = value;
     }
   }
-  const status = res.statusCode;
+  return errorForStatus(res.statusCode, text, headers, providerName, `HTTP ${res.statusCode}`);
+}
+
+/** Error `type` names of the OpenAI and Anthropic envelopes, as the HTTP status they go with. */
+const STATUS_OF_TYPE: Record<string, number> = {
+  invalid_request_error: 400,
+  authentication_error: 401,
+  permission_error: 403,
+  not_found_error: 404,
+  request_too_large: 413,
+  rate_limit_error: 429,
+  api_error: 500,
+  server_error: 500,
+  overloaded_error: 529,
+};
+
+/** The HTTP status an error body states: a numeric `code`/`status` (vLLM), or its `type`. */
+function statusOfErrorBody(text: string): number | undefined {
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  const outer = typeof body === 'object' && body !== null ? (body as Record<string, unknown>) : {};
+  const inner =
+    typeof outer.error === 'object' && outer.error !== null
+      ? (outer.error as Record<string, unknown>)
+      : {};
+  for (const value of [inner.code, inner.status, outer.code, outer.status]) {
+    if (typeof value === 'number' && Number.isInteger(value) && value >= 400 && value < 600) {
+      return value;
+    }
+  }
+  for (const value of [inner.type, outer.type]) {
+    if (typeof value === 'string' && STATUS_OF_TYPE[value] !== undefined) {
+      return STATUS_OF_TYPE[value];
+    }
+  }
+  return undefined;
+}
+
+/**
+ * An error body that came with a 2xx status (e.g. instead of the event stream that was
+ * asked for): the error it describes, with the status class the body states (502 when it
+ * states none); undefined when the text is not an error body.
+ */
+export function upstreamErrorFromBody(
+  text: string,
+  providerName: string,
+): GatewayError | undefined {
+  if (readErrorBody(text).message === undefined) {
+    return undefined;
+  }
+  const status = statusOfErrorBody(text);
+  return errorForStatus(
+    status ?? 502,
+    text,
+    {},
+    providerName,
+    status === undefined ? 'an error body with a 2xx status' : `error ${status} in a 2xx body`,
+  );
+}
+
+function errorForStatus(
+  status: number,
+  text: string,
+  headers: Record<string, string>,
+  providerName: string,
+  statusLabel: string,
+): GatewayError {
+  const info = readErrorBody(text);
+  const upstreamSays = info.message ?? (text.trim().slice(0, 500) || `HTTP ${status}`);
   if (status === 401 || status === 403) {
     return new UpstreamHttpError(
       502,
       'server',
       // The upstream's text may quote part of the gateway's own key: keep it out.
-      `The upstream provider '${providerName}' rejected the gateway's credentials (HTTP ${status}).`,
+      `The upstream provider '${providerName}' rejected the gateway's credentials (${statusLabel}).`,
       { code: 'upstream_auth_failed' },
     );
   }
@@ -201,7 +271,7 @@ export async function upstreamHttpError(
   return new UpstreamHttpError(
     502,
     'server',
-    `The upstream provider '${providerName}' failed (HTTP ${status}): ${upstreamSays}`,
+    `The upstream provider '${providerName}' failed (${statusLabel}): ${upstreamSays}`,
     { code: 'upstream_error', headers },
   );
 }

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
-import { Observable, lastValueFrom, mergeMap, reduce } from 'rxjs';
+import { type Observable, lastValueFrom, mergeMap, reduce } from 'rxjs';
 import { CatalogService } from '../../catalog/catalog.service';
 import type { CatalogModel } from '../../catalog/catalog.types';
 import { openAiErrorBody } from '../../common/errors/envelopes';
@@ -21,7 +21,8 @@ import {
 import type { ChatCompletionRequestDto } from './chat-request.dto';
 import { decodeChatRequest } from './chat.decoder';
 import { ChatChunkEncoder, toChatCompletion } from './chat.encoder';
-import { fromChatUsage, rewriteModel, usageOfChunk } from './chat.passthrough';
+import { fromChatUsage, relayChatFrames, spliceIncludeUsage } from './chat.passthrough';
+import { parseUpstreamObject } from '../../upstream/upstream-body';
 
 const DONE: SseFrame = { data: '[DONE]' };
 
@@ -73,10 +74,17 @@ export class ChatCompletionsService {
     const stream = body.stream === true;
     // Ask for usage even when the client did not, for accounting; strip it on the way back.
     const addUsage = stream && body.stream_options?.include_usage !== true;
-    let payload: string | Buffer;
-    if (!addUsage && model.upstreamId === body.model && req.rawBody) {
-      payload = req.rawBody;
-    } else {
+    const sameModel = model.upstreamId === body.model;
+    let payload: string | Buffer | undefined;
+    if (sameModel && req.rawBody) {
+      if (!addUsage) {
+        payload = req.rawBody;
+      } else if (body.stream_options === undefined) {
+        // Most streamed traffic: splice the one key in rather than re-serialize the body.
+        payload = spliceIncludeUsage(req.rawBody);
+      }
+    }
+    if (payload === undefined) {
       body.model = model.upstreamId;
       if (addUsage) {
         body.stream_options = { ...(body.stream_options ?? {}), include_usage: true };
@@ -92,46 +100,26 @@ export class ChatCompletionsService {
     });
 
     if (result.kind === 'json') {
-      const parsed = JSON.parse(result.body.toString('utf8')) as {
-        model?: string;
-        usage?: Parameters<typeof fromChatUsage>[0];
-      };
-      parsed.model = model.id;
-      if (parsed.usage) {
-        req.ctx.usage = fromChatUsage(parsed.usage);
+      const completion = parseUpstreamObject(result.body, model.provider.name);
+      if (typeof completion.usage === 'object' && completion.usage !== null) {
+        req.ctx.usage = fromChatUsage(completion.usage);
       }
-      res.status(200).type('application/json').send(JSON.stringify(parsed));
+      // The upstream's bytes as they are when they already carry the catalog id.
+      if (completion.model === model.id) {
+        res.status(200).type('application/json').send(result.body);
+        return;
+      }
+      completion.model = model.id;
+      res.status(200).type('application/json').send(JSON.stringify(completion));
       return;
     }
 
-    const modelField = `"model":${JSON.stringify(model.id)}`;
-    let sawDone = false;
-    const frames = new Observable<SseFrame>((subscriber) =>
-      result.frames.subscribe({
-        next(frame) {
-          if (frame.data === '[DONE]') {
-            sawDone = true;
-            subscriber.next(frame);
-            return;
-          }
-          const usage = usageOfChunk(frame.data);
-          if (usage) {
-            req.ctx.usage = usage;
-            if (addUsage && /"choices"\s*:\s*\[\s*\]/.test(frame.data)) {
-              return;
-            }
-          }
-          subscriber.next({ data: rewriteModel(frame.data, modelField) });
-        },
-        error: (err: unknown) => subscriber.error(err),
-        complete() {
-          if (!sawDone) {
-            subscriber.next(DONE);
-          }
-          subscriber.complete();
-        },
-      }),
-    );
+    const frames = relayChatFrames(result.frames, {
+      modelId: model.id,
+      sameModelId: model.id === model.upstreamId,
+      stripUsageChunk: addUsage,
+      onUsage: (usage) => (req.ctx.usage = usage),
+    });
     writeSse(res, frames, {
       keepaliveMs: this.keepaliveMs,
       flow: ctx.flow,

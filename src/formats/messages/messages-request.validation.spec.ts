@@ -97,7 +97,7 @@ describe('validateMessagesRequest', () => {
     ['messages.0', "Invalid value for 'messages.0': expected an object.", { messages: ['hi'] }],
     [
       'messages.0.role',
-      "Invalid value for 'messages.0.role': expected 'user' or 'assistant'.",
+      "Invalid value for 'messages.0.role': expected 'user', 'assistant' or 'system'.",
       { messages: [{ role: 'tool', content: 'x' }] },
     ],
     [
@@ -197,6 +197,17 @@ describe('validateMessagesRequest', () => {
     expect(e.status).toBe(400);
     expect(e.param).toBe(param);
     expect(e.message.startsWith(message)).toBe(true);
+  });
+
+  it('accepts every role its error message lists', () => {
+    const roles = ['user', 'assistant', 'system'];
+    for (const role of roles) {
+      expect(() =>
+        validateMessagesRequest(valid({ messages: [{ role, content: 'x' }] })),
+      ).not.toThrow();
+    }
+    const e = rejection(valid({ messages: [{ role: 'tool', content: 'x' }] }));
+    expect(e.message.match(/'[a-z]+'/g)).toEqual(roles.map((r) => `'${r}'`));
   });
 
   it.each([null, [1], 'text', 7])('rejects a body that is not an object (%j)', (body) => {

@@ -86,7 +86,7 @@ function checkMessages(messages: unknown[]): void {
       invalid(at, 'an object');
     }
     if (typeof message.role !== 'string' || !ROLES.has(message.role)) {
-      invalid(`${at}.role`, "'user' or 'assistant'");
+      invalid(`${at}.role`, "'user', 'assistant' or 'system'");
     }
     if (message.content === undefined) {
       missing(`${at}.content`);

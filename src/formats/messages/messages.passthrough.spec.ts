@@ -115,4 +115,31 @@ describe('relayMessagesFrames', () => {
       { data: 'x' },
     ]);
   });
+
+  it('fails a stream that ends without message_stop', async () => {
+    const source = new Subject<SseFrame>();
+    const out: SseFrame[] = [];
+    const done = new Promise<unknown>((resolve) =>
+      relayMessagesFrames(source, 'public-claude', () => undefined).subscribe({
+        next: (f) => out.push(f),
+        error: resolve,
+        complete: () => resolve(undefined),
+      }),
+    );
+    source.next({ event: 'message_start', data: START });
+    source.next({ event: 'message_delta', data: DELTA });
+    source.complete();
+    expect(await done).toMatchObject({ status: 502, code: 'upstream_stream_incomplete' });
+    expect(out.map((f) => f.event)).toEqual(['message_start', 'message_delta']);
+  });
+
+  it('ends quietly after message_stop or an upstream error event', async () => {
+    const stop = await relay([{ data: START }, { data: '{"type":"message_stop"}' }]);
+    expect(stop.out.map((f) => f.event)).toEqual(['message_start', 'message_stop']);
+    const error = await relay([
+      { data: START },
+      { event: 'error', data: '{"type":"error","error":{"type":"api_error","message":"x"}}' },
+    ]);
+    expect(error.out.map((f) => f.event)).toEqual(['message_start', 'error']);
+  });
 });

@@ -1,5 +1,6 @@
-import { type Observable, map } from 'rxjs';
+import { type Observable, defer, map } from 'rxjs';
 import type { SseFrame } from '../../common/sse/sse-writer';
+import { endWith, streamIncompleteError } from '../../common/sse/stream-end';
 import type { CanonicalUsage } from '../../core/canonical';
 import { rewriteModel } from '../chat-completions/chat.passthrough';
 
@@ -73,26 +74,40 @@ const TYPE_FIELD = /"type"\s*:\s*"([A-Za-z_]+)"/;
 /**
  * Relays the upstream's frames as they are, each with its `event:` line (taken from the
  * JSON `type` when a server left it out; the SDKs drop unnamed events), the catalog id
- * in `message_start`, and usage handed to `onUsage` as it becomes known.
+ * in `message_start`, and usage handed to `onUsage` as it becomes known. A stream that
+ * ends without `message_stop` (and without an upstream `error` event, which already told
+ * the client) fails with `upstream_stream_incomplete`: the writer sends `event: error`.
  */
 export function relayMessagesFrames(
   frames: Observable<SseFrame>,
   modelId: string,
   onUsage: (usage: CanonicalUsage) => void,
 ): Observable<SseFrame> {
-  const usage = new StreamUsage();
   const modelField = `"model":${JSON.stringify(modelId)}`;
-  return frames.pipe(
-    map((frame): SseFrame => {
-      const event = frame.event ?? TYPE_FIELD.exec(frame.data)?.[1];
-      const current = usage.read(event, frame.data);
-      if (current) {
-        onUsage(current);
+  return defer(() => {
+    const usage = new StreamUsage();
+    let ended = false;
+    const relayed = frames.pipe(
+      map((frame): SseFrame => {
+        const event = frame.event ?? TYPE_FIELD.exec(frame.data)?.[1];
+        const current = usage.read(event, frame.data);
+        if (current) {
+          onUsage(current);
+        }
+        if (event === 'message_start') {
+          return { event, data: rewriteModel(frame.data, modelField) };
+        }
+        if (event === 'message_stop' || event === 'error') {
+          ended = true;
+        }
+        return event === frame.event ? frame : { event, data: frame.data };
+      }),
+    );
+    return endWith(relayed, () => {
+      if (!ended) {
+        throw streamIncompleteError('message');
       }
-      if (event === 'message_start') {
-        return { event, data: rewriteModel(frame.data, modelField) };
-      }
-      return event === frame.event ? frame : { event, data: frame.data };
-    }),
-  );
+      return [];
+    });
+  });
 }

@@ -13,6 +13,7 @@ import type { CanonicalEvent } from '../../core/canonical';
 import { createCallContext } from '../../upstream/call-context';
 import type { CallContext, UpstreamProvider } from '../../upstream/provider.interface';
 import { ProviderRegistry } from '../../upstream/provider-registry';
+import { parseUpstreamObject } from '../../upstream/upstream-body';
 import { AnthropicProvider } from '../../upstream/providers/anthropic/anthropic.provider';
 import {
   rejectHostedTools,
@@ -23,11 +24,7 @@ import {
 import type { CountTokensRequestDto, MessagesRequestDto } from './messages-request.dto';
 import { decodeMessagesRequest } from './messages.decoder';
 import { MessagesEventEncoder, toAnthropicMessage } from './messages.encoder';
-import {
-  type AnthropicUsageWire,
-  fromAnthropicUsage,
-  relayMessagesFrames,
-} from './messages.passthrough';
+import { fromAnthropicUsage, relayMessagesFrames } from './messages.passthrough';
 import { messagesLimitFacts } from '../../limits/extractors/messages.limits';
 import { estimatePromptTokens } from '../../limits/tokens/token-estimator';
 
@@ -80,7 +77,7 @@ export class MessagesService {
         this.upstreamBody(body, req, model),
         createCallContext(req, res),
       );
-      return JSON.parse(result.body.toString('utf8'));
+      return parseUpstreamObject(result.body, model.provider.name);
     }
     return { input_tokens: estimatePromptTokens(messagesLimitFacts(body), model.family) };
   }
@@ -123,14 +120,16 @@ export class MessagesService {
     });
 
     if (result.kind === 'json') {
-      const message = JSON.parse(result.body.toString('utf8')) as {
-        model?: string;
-        usage?: AnthropicUsageWire;
-      };
-      message.model = model.id;
-      if (message.usage) {
+      const message = parseUpstreamObject(result.body, model.provider.name);
+      if (typeof message.usage === 'object' && message.usage !== null) {
         req.ctx.usage = fromAnthropicUsage(message.usage);
       }
+      // The upstream's bytes as they are when they already carry the catalog id.
+      if (message.model === model.id) {
+        res.status(200).type('application/json').send(result.body);
+        return;
+      }
+      message.model = model.id;
       res.status(200).type('application/json').send(JSON.stringify(message));
       return;
     }

@@ -1,5 +1,6 @@
-import { GatewayError } from '../../common/errors/gateway-errors';
+import type { GatewayError } from '../../common/errors/gateway-errors';
 import type { SseFrame } from '../../common/sse/sse-writer';
+import { streamIncompleteError } from '../../common/sse/stream-end';
 import type { CanonicalUsage } from '../../core/canonical';
 import { rewriteModel } from '../chat-completions/chat.passthrough';
 import {
@@ -90,11 +91,7 @@ export class ResponsesRelay {
 
   /** Frames after the upstream ended: none, or a failure when no terminal event came. */
   end(): SseFrame[] {
-    return this.fail(
-      new GatewayError(502, 'server', 'The upstream stream ended before the response completed.', {
-        code: 'upstream_stream_incomplete',
-      }),
-    );
+    return this.fail(streamIncompleteError('response'));
   }
 
   /** Frames that finish the stream after the upstream failed mid-way. */

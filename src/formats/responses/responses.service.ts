@@ -1,17 +1,19 @@
 import { Injectable } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
-import { Observable, concat, defer, mergeMap, tap } from 'rxjs';
+import { type Observable, mergeMap, tap } from 'rxjs';
 import { CatalogService } from '../../catalog/catalog.service';
 import type { CatalogModel } from '../../catalog/catalog.types';
-import { InvalidRequestError, UpstreamHttpError } from '../../common/errors/gateway-errors';
+import { InvalidRequestError } from '../../common/errors/gateway-errors';
 import type { GatewayRequest, GatewayResponse } from '../../common/request-context';
 import { type SseFrame, writeSse } from '../../common/sse/sse-writer';
+import { endWith } from '../../common/sse/stream-end';
 import type { AllConfig } from '../../config';
 import { collectResponse } from '../../core/accumulate';
 import type { CanonicalEvent } from '../../core/canonical';
 import { createCallContext } from '../../upstream/call-context';
 import type { CallContext, UpstreamProvider } from '../../upstream/provider.interface';
 import { ProviderRegistry } from '../../upstream/provider-registry';
+import { parseUpstreamObject } from '../../upstream/upstream-body';
 import {
   rejectHostedTools,
   resolveModel,
@@ -124,23 +126,16 @@ export class ResponsesService {
     });
 
     if (result.kind === 'json') {
-      let parsed: { model?: unknown; usage?: Parameters<typeof fromResponsesUsage>[0] | null };
-      try {
-        parsed = JSON.parse(result.body.toString('utf8')) as typeof parsed;
-      } catch {
-        throw new UpstreamHttpError(
-          502,
-          'server',
-          `The upstream provider '${model.provider.name}' answered with a body that is not JSON.`,
-          { code: 'upstream_error' },
-        );
-      }
-      if (parsed.usage) {
+      const parsed = parseUpstreamObject(result.body, model.provider.name);
+      if (typeof parsed.usage === 'object' && parsed.usage !== null) {
         req.ctx.usage = fromResponsesUsage(parsed.usage);
       }
-      if (typeof parsed.model === 'string') {
-        parsed.model = model.id;
+      // The upstream's bytes as they are when there is no other model id to rewrite.
+      if (typeof parsed.model !== 'string' || parsed.model === model.id) {
+        res.status(200).type('application/json').send(result.body);
+        return;
       }
+      parsed.model = model.id;
       res.status(200).type('application/json').send(JSON.stringify(parsed));
       return;
     }
@@ -150,9 +145,8 @@ export class ResponsesService {
       () => responseShell(body, model.id, newResponsesId('resp_'), Math.floor(Date.now() / 1000)),
       (usage) => (req.ctx.usage = usage),
     );
-    const frames = concat(
-      result.frames.pipe(mergeMap((frame) => relay.relay(frame))),
-      defer(() => relay.end()),
+    const frames = endWith(result.frames.pipe(mergeMap((frame) => relay.relay(frame))), () =>
+      relay.end(),
     );
     writeSse(res, frames, {
       keepaliveMs: this.keepaliveMs,
@@ -182,14 +176,14 @@ export class ResponsesService {
       return;
     }
     const encoder = new ResponsesStreamEncoder(options);
-    const frames = concat(
+    const frames = endWith(
       events.pipe(
         mergeMap((event) => {
           recordUsage(event);
           return encoder.encode(event).map(toFrame);
         }),
       ),
-      defer(() => encoder.end().map(toFrame)),
+      () => encoder.end().map(toFrame),
     );
     writeSse(res, frames, {
       keepaliveMs: this.keepaliveMs,

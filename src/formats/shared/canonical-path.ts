@@ -1,8 +1,9 @@
-import { Observable, type Subscriber } from 'rxjs';
+import { Observable, type Subscriber, defer, tap } from 'rxjs';
 import type { CatalogService } from '../../catalog/catalog.service';
 import type { CatalogModel } from '../../catalog/catalog.types';
 import { InvalidRequestError } from '../../common/errors/gateway-errors';
 import type { GatewayRequest, GatewayResponse } from '../../common/request-context';
+import { endWith, streamIncompleteError } from '../../common/sse/stream-end';
 import type { CanonicalEvent, CanonicalRequest, WireFormat } from '../../core/canonical';
 import type { CallContext, UpstreamProvider } from '../../upstream/provider.interface';
 import type { ProviderRegistry } from '../../upstream/provider-registry';
@@ -100,6 +101,7 @@ export function rejectHostedTools(
  * Starts the canonical path: translates (400 on a parameter that cannot be honoured),
  * sets `x-gateway-dropped-params`, and for a stream waits for the first event so that an
  * upstream error before it still gets its own status and envelope, not an in-band error.
+ * A source that completes without `message_stop` fails (see {@link requireMessageStop}).
  */
 export async function startCanonical(
   provider: UpstreamProvider,
@@ -108,12 +110,38 @@ export async function startCanonical(
   ctx: CallContext,
   res: GatewayResponse,
 ): Promise<Observable<CanonicalEvent>> {
-  const events = provider.generate!(request, model, ctx);
+  const events = requireMessageStop(provider.generate!(request, model, ctx));
   const dropped = ctx.droppedParams ?? [];
   if (dropped.length > 0) {
     res.setHeader(DROPPED_PARAMS_HEADER, [...new Set(dropped)].join(', '));
   }
   return request.stream && model.upstreamApi !== 'local' ? whenStarted(events) : events;
+}
+
+/**
+ * Fails a canonical event source that completes without `message_stop`, so that no
+ * encoder ever ends a cut-off answer as if it were complete: every format reports it with
+ * its own error frames (or, unstreamed, its error envelope), from this one place.
+ */
+export function requireMessageStop(events: Observable<CanonicalEvent>): Observable<CanonicalEvent> {
+  return defer(() => {
+    let stopped = false;
+    return endWith(
+      events.pipe(
+        tap((event) => {
+          if (event.type === 'message_stop') {
+            stopped = true;
+          }
+        }),
+      ),
+      () => {
+        if (!stopped) {
+          throw streamIncompleteError('message', 'model');
+        }
+        return [];
+      },
+    );
+  });
 }
 
 /**

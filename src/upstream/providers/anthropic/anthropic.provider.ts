@@ -15,6 +15,7 @@ import { ProviderDriverFor } from '../../provider-registry';
 import { AnthropicStreamDecoder, fromAnthropicMessage } from './from-anthropic';
 import { toAnthropicRequest } from './to-anthropic';
 import { sseFrames } from '../../sse-source';
+import { requireEventStream } from '../../upstream-body';
 import {
   UpstreamHttpClient,
   mapTransportError,
@@ -64,6 +65,7 @@ export class AnthropicProvider implements UpstreamProvider {
       const body = await readBody(res, ctx.signal);
       return { kind: 'json', status: res.statusCode, body, contentType: 'application/json' };
     }
+    await requireEventStream(res, this.config.name);
     return { kind: 'stream', frames: sseFrames(res, ctx.flow, ctx.abort, ctx.signal) };
   }
 

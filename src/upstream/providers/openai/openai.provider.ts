@@ -18,6 +18,7 @@ import { ResponsesStreamDecoder, fromResponseObject } from './from-openai-respon
 import { toOpenAiChatRequest } from './to-openai-chat';
 import { toOpenAiResponsesRequest } from './to-openai-responses';
 import { sseFrames } from '../../sse-source';
+import { requireEventStream } from '../../upstream-body';
 import {
   UpstreamHttpClient,
   type UpstreamRequest,
@@ -126,6 +127,7 @@ export class OpenAiProvider implements UpstreamProvider {
         contentType: 'application/json',
       };
     }
+    await requireEventStream(res, this.config.name);
     return { kind: 'stream', frames: sseFrames(res, ctx.flow, ctx.abort, signal) };
   }
 }

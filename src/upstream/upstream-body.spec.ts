@@ -1,0 +1,116 @@
+import { Readable } from 'node:stream';
+import { parseUpstreamObject, requireEventStream } from './upstream-body';
+import type { UpstreamResponse } from './upstream-http.client';
+
+function answer(contentType: string | undefined, body: Readable | string): UpstreamResponse {
+  return {
+    statusCode: 200,
+    headers: contentType === undefined ? {} : { 'content-type': contentType },
+    body: typeof body === 'string' ? Readable.from([Buffer.from(body)]) : body,
+  } as unknown as UpstreamResponse;
+}
+
+async function failure(res: UpstreamResponse): Promise<Record<string, unknown>> {
+  try {
+    await requireEventStream(res, 'prov-x');
+  } catch (e) {
+    return e as Record<string, unknown>;
+  }
+  throw new Error('expected a rejection');
+}
+
+describe('parseUpstreamObject', () => {
+  it('returns the parsed object', () => {
+    expect(parseUpstreamObject(Buffer.from('{"a":1}'), 'p')).toEqual({ a: 1 });
+  });
+
+  it.each(['<html>502</html>', 'null', '[1]', '"text"', '7', ''])(
+    'answers a 502 upstream_error naming the provider for %j',
+    (text) => {
+      expect(() => parseUpstreamObject(Buffer.from(text), 'prov-x')).toThrow(
+        expect.objectContaining({
+          status: 502,
+          kind: 'server',
+          code: 'upstream_error',
+          message: expect.stringContaining("'prov-x'") as unknown,
+        }),
+      );
+    },
+  );
+});
+
+describe('requireEventStream', () => {
+  it('accepts an event stream (any case, with parameters) and leaves its body unread', async () => {
+    const body = Readable.from([Buffer.from('data: x\n\n')]);
+    await expect(
+      requireEventStream(answer('Text/Event-Stream; charset=utf-8', body), 'p'),
+    ).resolves.toBeUndefined();
+    expect(body.readableEnded).toBe(false);
+    await expect(
+      requireEventStream(answer(undefined, 'data: x\n\n'), 'p'),
+    ).resolves.toBeUndefined();
+  });
+
+  it('turns an HTML page into a 502 naming the provider and the content type', async () => {
+    const e = await failure(answer('text/html', '<html><body>Welcome to nginx</body></html>'));
+    expect(e).toMatchObject({ status: 502, kind: 'server', code: 'upstream_error' });
+    expect(e.message).toContain("'prov-x'");
+    expect(e.message).toContain('text/html');
+    expect(e.message).toContain('Welcome to nginx');
+  });
+
+  it('turns a whole JSON answer (the stream flag ignored) into a 502', async () => {
+    const e = await failure(answer('application/json', '{"id":"c1","choices":[]}'));
+    expect(e).toMatchObject({ status: 502, code: 'upstream_error' });
+    expect(e.message).toContain('application/json');
+  });
+
+  it('keeps the message and status class of a JSON error body', async () => {
+    const openai = await failure(
+      answer(
+        'application/json',
+        '{"error":{"message":"too long","type":"invalid_request_error","param":"messages","code":"context_length_exceeded"}}',
+      ),
+    );
+    expect(openai).toMatchObject({
+      status: 400,
+      kind: 'invalid_request',
+      message: 'too long',
+      code: 'context_length_exceeded',
+      param: 'messages',
+    });
+    const vllm = await failure(
+      answer(
+        'application/json',
+        '{"object":"error","message":"bad model","type":"NotFoundError","param":null,"code":404}',
+      ),
+    );
+    expect(vllm).toMatchObject({ status: 404, message: 'bad model' });
+    const anthropic = await failure(
+      answer(
+        'application/json',
+        '{"type":"error","error":{"type":"rate_limit_error","message":"slow down"}}',
+      ),
+    );
+    expect(anthropic).toMatchObject({ status: 429, message: 'slow down' });
+    const unclassed = await failure(answer('application/json', '{"error":"boom"}'));
+    expect(unclassed).toMatchObject({ status: 502, code: 'upstream_error' });
+    expect(unclassed.message).toContain('boom');
+    expect(unclassed.message).toContain("'prov-x'");
+  });
+
+  it('reads only a bounded part of the body and discards the rest', async () => {
+    let produced = 0;
+    const endless = new Readable({
+      read() {
+        produced += 1024;
+        this.push(Buffer.alloc(1024, 'a'));
+      },
+    });
+    const e = await failure(answer('text/html', endless));
+    expect(e.status).toBe(502);
+    expect(produced).toBeLessThan(1024 * 1024);
+    expect(endless.destroyed).toBe(true);
+    expect((e.message as string).length).toBeLessThan(1000);
+  });
+});

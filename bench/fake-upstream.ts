@@ -6,6 +6,10 @@
  * - `POST /v1/messages` (Anthropic Messages: `event:` lines).
  * Every stream has the same pacing: `latencyMs` before the first byte, the opening events
  * at once, then `chunkCount` content events `chunkIntervalMs` apart, then the closing ones.
+ * The streams carry usage where the gateway's translated paths read it: Anthropic
+ * `message_start` (input tokens) and `message_delta` (output tokens), the chat usage chunk
+ * when `stream_options.include_usage` is set (the gateway sets it on every chat upstream
+ * call it translates to), and the Responses `response.completed` snapshot.
  *
  * It can be imported (`startFakeUpstream`) or run as a child process (see the bottom of
  * this file). run.ts uses the child form so that the upstream has its own event loop:

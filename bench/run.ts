@@ -6,10 +6,13 @@
  * (OpenAI Chat Completions, OpenAI Responses and Anthropic Messages) and the built gateway
  * (`node dist/main.js`) as child processes, then compares the same requests sent straight
  * to the upstream ("direct") with requests sent through the gateway, in the same run:
- *   1. non-streamed chat latency at concurrency 1, direct and gateway interleaved;
+ *   1. non-streamed latency at concurrency 1, direct and gateway interleaved, for each
+ *      entry of LATENCY_CASES (chat fast path, chat translated to Anthropic Messages);
  *   2. time to first content event and whole-stream time of streams, interleaved the same
- *      way, for each entry of STREAM_CASES (chat, responses, messages fast paths);
+ *      way, for each entry of STREAM_CASES (chat, responses, messages fast paths, then
+ *      chat -> messages, messages -> chat and chat -> responses translated paths);
  *   3. chat throughput and latency under load (autocannon, fixed concurrency).
+ * A translated case's direct call is the upstream's own API, in its own format.
  * All traffic stays on 127.0.0.1. Every loop is bounded.
  */
 import { type ChildProcess, fork, spawn, spawnSync } from 'node:child_process';
@@ -42,7 +45,15 @@ const API_KEY = 'bench-key';
 const MODEL = 'bench-model';
 /** On a `kind: openai` provider: /v1/responses goes to its own `/responses` (fast path). */
 const RESPONSES_MODEL = 'bench-gpt';
-/** On a `kind: anthropic` provider: /v1/messages goes to its `/v1/messages` (fast path). */
+/**
+ * On the `kind: openai` provider with `upstream_api: responses`: /v1/chat/completions is
+ * translated to its `/responses`.
+ */
+const RESPONSES_API_MODEL = 'bench-gpt-pro';
+/**
+ * On a `kind: anthropic` provider: /v1/messages goes to its `/v1/messages` (fast path),
+ * /v1/chat/completions is translated to it.
+ */
 const MESSAGES_MODEL = 'bench-claude';
 const LOG_LEVEL = 'info';
 const CHAT_PATH = '/v1/chat/completions';
@@ -52,7 +63,7 @@ const UPSTREAM_KEY_ENV = 'BENCH_UPSTREAM_API_KEY';
 
 /**
  * BENCH_SCALE (0 < s <= 1) shrinks every count and duration, for a quick smoke run; the
- * default of 1 gives the published numbers in under 4 minutes on 2 cores.
+ * default of 1 gives the published numbers in about 4m30s on 2 cores.
  */
 const SCALE = readScale(process.env.BENCH_SCALE);
 
@@ -60,14 +71,16 @@ interface Variant {
   name: string;
   latencyMs: number;
   chunkIntervalMs: number;
-  /** Interleaved non-streamed pairs: warm-up, then measured. */
+  /** Interleaved non-streamed pairs of the chat case: warm-up, then measured. */
   latencyWarmupPairs: number;
   latencyPairs: number;
+  /** The same for the other entries of LATENCY_CASES (`short` sampling). */
+  shortLatencyPairs: PairCounts;
   /**
    * Interleaved streamed pairs (warm-up, then measured) per stream case: `full` for the
    * chat stream, `short` for the other entries of STREAM_CASES.
    */
-  streamPairs: Record<StreamCase['sampling'], PairCounts>;
+  streamPairs: Record<Sampling, PairCounts>;
 }
 
 interface PairCounts {
@@ -75,8 +88,10 @@ interface PairCounts {
   measured: number;
 }
 
+type Sampling = 'full' | 'short';
+
 // The 20 ms variant gets fewer pairs: each pair costs two upstream delays, and the whole
-// run must stay within about four minutes.
+// run must stay within about five minutes (the translated cases use the `short` counts).
 const VARIANTS: Variant[] = [
   {
     name: 'upstream 0 ms',
@@ -84,6 +99,7 @@ const VARIANTS: Variant[] = [
     chunkIntervalMs: 0,
     latencyWarmupPairs: 1000,
     latencyPairs: 2000,
+    shortLatencyPairs: { warmup: 300, measured: 1000 },
     streamPairs: {
       full: { warmup: 300, measured: 1000 },
       short: { warmup: 150, measured: 300 },
@@ -95,9 +111,10 @@ const VARIANTS: Variant[] = [
     chunkIntervalMs: 1,
     latencyWarmupPairs: 100,
     latencyPairs: 1000,
+    shortLatencyPairs: { warmup: 20, measured: 150 },
     streamPairs: {
       full: { warmup: 50, measured: 400 },
-      short: { warmup: 30, measured: 150 },
+      short: { warmup: 20, measured: 120 },
     },
   },
 ];
@@ -106,7 +123,7 @@ const LOAD = { connections: 50, durationS: 10, warmupS: 2 };
 /**
  * Short bursts before the sequential phases so that the gateway's hot paths are
  * JIT-compiled: `durationS` for the non-streamed and the streamed chat requests,
- * `extraStreamS` for every other stream case (most of their path is shared with chat).
+ * `extraStreamS` for every other case (most of their path is shared with chat).
  */
 const BURST = { connections: 10, durationS: 2, extraStreamS: 1 };
 /**
@@ -143,9 +160,13 @@ const USER_MESSAGE =
   'possible, can I cancel only the atlas and buy it in a shop instead? Thank you very much ' +
   'for your help, and sorry for the long message. Best regards, Sam';
 
-function chatBody(stream: boolean): string {
+/**
+ * The conversation as a chat body. `includeUsage` sets `stream_options.include_usage`, as
+ * the gateway does on every chat upstream call it translates to.
+ */
+function chatBody(model: string, stream: boolean, includeUsage = false): string {
   return JSON.stringify({
-    model: MODEL,
+    model,
     messages: [
       { role: 'system', content: SYSTEM_PROMPT },
       { role: 'user', content: USER_MESSAGE },
@@ -154,37 +175,39 @@ function chatBody(stream: boolean): string {
     max_completion_tokens: 512,
     user: 'bench-user-0001',
     ...(stream ? { stream: true } : {}),
+    ...(includeUsage ? { stream_options: { include_usage: true } } : {}),
   });
 }
 
-const JSON_BODY = chatBody(false);
-// No stream_options: the gateway then asks the upstream for usage itself and strips the
-// usage chunk on the way back, its more expensive (and common) streaming path.
-const STREAM_BODY = chatBody(true);
+const JSON_BODY = chatBody(MODEL, false);
 // Sent to both targets, so that both receive the same bytes; the fake upstream ignores it.
 const HEADERS = { authorization: `Bearer ${API_KEY}`, 'content-type': 'application/json' };
 
 /** The same conversation as a streamed Responses request (system prompt as `instructions`). */
-const RESPONSES_STREAM_BODY = JSON.stringify({
-  model: RESPONSES_MODEL,
-  instructions: SYSTEM_PROMPT,
-  input: [{ role: 'user', content: USER_MESSAGE }],
-  temperature: 0.2,
-  max_output_tokens: 512,
-  store: false,
-  stream: true,
-});
+function responsesStreamBody(model: string): string {
+  return JSON.stringify({
+    model,
+    instructions: SYSTEM_PROMPT,
+    input: [{ role: 'user', content: USER_MESSAGE }],
+    temperature: 0.2,
+    max_output_tokens: 512,
+    store: false,
+    stream: true,
+  });
+}
 
-/** The same conversation as a streamed Anthropic Messages request (top-level `system`). */
-const MESSAGES_STREAM_BODY = JSON.stringify({
-  model: MESSAGES_MODEL,
-  system: SYSTEM_PROMPT,
-  messages: [{ role: 'user', content: USER_MESSAGE }],
-  max_tokens: 512,
-  temperature: 0.2,
-  metadata: { user_id: 'bench-user-0001' },
-  stream: true,
-});
+/** The same conversation as an Anthropic Messages request (top-level `system`). */
+function messagesBody(model: string, stream: boolean): string {
+  return JSON.stringify({
+    model,
+    system: SYSTEM_PROMPT,
+    messages: [{ role: 'user', content: USER_MESSAGE }],
+    max_tokens: 512,
+    temperature: 0.2,
+    metadata: { user_id: 'bench-user-0001' },
+    ...(stream ? { stream: true } : {}),
+  });
+}
 
 /** What the Anthropic SDK sends: its key as `x-api-key`, and `anthropic-version`. */
 const ANTHROPIC_HEADERS = {
@@ -214,6 +237,8 @@ interface StreamRequest {
   path: string;
   body: string;
   headers: Record<string, string>;
+  /** The event that stops the TTFT clock, for the row's title. */
+  contentEventLabel: string;
   /** True for an event that carries content: the first one stops the TTFT clock. */
   isContentEvent(e: SseEvent): boolean;
   /** What is wrong with a whole stream (its events in order), or undefined. */
@@ -223,57 +248,153 @@ interface StreamRequest {
 interface StreamCase extends StreamRequest {
   /** Row label, and key of the case in the JSON results. */
   name: string;
-  /** The event that stops the TTFT clock, for the row's title. */
-  contentEventLabel: string;
   /**
    * The direct call, when it differs from the gateway call: a translated path's baseline
    * is the upstream's own API, in its own format. Unset: both send the same request.
    */
   direct?: StreamRequest;
   /** Which of the variant's `streamPairs` counts to use. */
-  sampling: 'full' | 'short';
+  sampling: Sampling;
   /** Length of the case's warm-up burst, in seconds. */
   burstS: number;
 }
 
 /**
- * The streams measured, each direct vs gateway at concurrency 1 (measureStreams). All are
- * same-format fast paths today. A translated path (e.g. a chat request for a model on an
- * `anthropic` provider) is one more entry here, plus its model in writeCatalog: its
- * `direct` request is the upstream's own API (there the Messages request, with
- * isMessagesContent and checkMessagesStream), which the fake upstream already serves.
+ * A streamed chat request for `model`. By default without stream_options: the gateway
+ * then asks the upstream for usage itself and strips the usage chunk on the way back, its
+ * more expensive (and common) streaming path. `usageExpected`: the body asks for usage, as
+ * the gateway's own chat upstream calls do, so the stream must end with the usage chunk.
+ */
+function chatStreamRequest(model: string, usageExpected = false): StreamRequest {
+  return {
+    path: CHAT_PATH,
+    body: chatBody(model, true, usageExpected),
+    headers: HEADERS,
+    contentEventLabel: 'first chunk with delta.content',
+    isContentEvent: isChatContent,
+    check: (events) => checkChatStream(events, model, usageExpected),
+  };
+}
+
+function responsesStreamRequest(model: string): StreamRequest {
+  return {
+    path: '/v1/responses',
+    body: responsesStreamBody(model),
+    headers: HEADERS,
+    contentEventLabel: 'first response.output_text.delta',
+    isContentEvent: isResponsesContent,
+    check: (events) => checkResponsesStream(events, model),
+  };
+}
+
+function messagesStreamRequest(model: string): StreamRequest {
+  return {
+    path: '/v1/messages',
+    body: messagesBody(model, true),
+    headers: ANTHROPIC_HEADERS,
+    contentEventLabel: 'first content_block_delta',
+    isContentEvent: isMessagesContent,
+    check: (events) => checkMessagesStream(events, model),
+  };
+}
+
+/**
+ * The streams measured, each direct vs gateway at concurrency 1 (measureStreams): first
+ * the same-format fast paths, then the translated paths (`<client format>-><upstream
+ * API>`), whose `direct` request is the same conversation in the upstream's own API, as
+ * the upstream would be called without the gateway. A new case is one more entry here,
+ * plus its model in writeCatalog when it needs one.
  */
 const STREAM_CASES: StreamCase[] = [
-  {
-    name: 'chat',
-    contentEventLabel: 'first chunk with delta.content',
-    path: CHAT_PATH,
-    body: STREAM_BODY,
-    headers: HEADERS,
-    isContentEvent: isChatContent,
-    check: (events) => checkChatStream(events, MODEL),
-    sampling: 'full',
-    burstS: BURST.durationS,
-  },
+  { name: 'chat', ...chatStreamRequest(MODEL), sampling: 'full', burstS: BURST.durationS },
   {
     name: 'responses',
-    contentEventLabel: 'first response.output_text.delta',
-    path: '/v1/responses',
-    body: RESPONSES_STREAM_BODY,
-    headers: HEADERS,
-    isContentEvent: isResponsesContent,
-    check: (events) => checkResponsesStream(events, RESPONSES_MODEL),
+    ...responsesStreamRequest(RESPONSES_MODEL),
     sampling: 'short',
     burstS: BURST.extraStreamS,
   },
   {
     name: 'messages',
-    contentEventLabel: 'first content_block_delta',
+    ...messagesStreamRequest(MESSAGES_MODEL),
+    sampling: 'short',
+    burstS: BURST.extraStreamS,
+  },
+  // Chat client, Claude model: translated to the Anthropic Messages API.
+  {
+    name: 'chat->messages',
+    ...chatStreamRequest(MESSAGES_MODEL),
+    direct: messagesStreamRequest(MESSAGES_MODEL),
+    sampling: 'short',
+    burstS: BURST.extraStreamS,
+  },
+  // Messages client, chat model: translated to Chat Completions, which the gateway always
+  // asks for the usage chunk; the direct call asks for it too, to get the same stream.
+  {
+    name: 'messages->chat',
+    ...messagesStreamRequest(MODEL),
+    direct: chatStreamRequest(MODEL, true),
+    sampling: 'short',
+    burstS: BURST.extraStreamS,
+  },
+  // Chat client, `upstream_api: responses` model: translated to the Responses API.
+  {
+    name: 'chat->responses',
+    ...chatStreamRequest(RESPONSES_API_MODEL),
+    direct: responsesStreamRequest(RESPONSES_API_MODEL),
+    sampling: 'short',
+    burstS: BURST.extraStreamS,
+  },
+];
+
+// ---------------------------------------------------------------------------------------
+// Latency cases: one entry per measured non-streamed request (see measureLatencies)
+// ---------------------------------------------------------------------------------------
+
+/** How one side of a non-streamed case is requested and checked. */
+interface CompletionRequest {
+  path: string;
+  body: string;
+  headers: Record<string, string>;
+  /** What is wrong with the answer's body, or undefined. */
+  check(text: string): string | undefined;
+}
+
+interface LatencyCase extends CompletionRequest {
+  /** Row label, and key of the case in the JSON results. */
+  name: string;
+  /** As StreamCase.direct: the upstream's own API on a translated path. */
+  direct?: CompletionRequest;
+  /** `full`: the variant's latencyWarmupPairs/latencyPairs; `short`: shortLatencyPairs. */
+  sampling: Sampling;
+  /** Length of the case's warm-up burst, in seconds. */
+  burstS: number;
+}
+
+function chatCompletionRequest(model: string): CompletionRequest {
+  return {
+    path: CHAT_PATH,
+    body: chatBody(model, false),
+    headers: HEADERS,
+    check: (text) => checkCompletion(text, model),
+  };
+}
+
+function messageRequest(model: string): CompletionRequest {
+  return {
     path: '/v1/messages',
-    body: MESSAGES_STREAM_BODY,
+    body: messagesBody(model, false),
     headers: ANTHROPIC_HEADERS,
-    isContentEvent: isMessagesContent,
-    check: (events) => checkMessagesStream(events, MESSAGES_MODEL),
+    check: (text) => checkMessage(text, model),
+  };
+}
+
+const LATENCY_CASES: LatencyCase[] = [
+  { name: 'chat', ...chatCompletionRequest(MODEL), sampling: 'full', burstS: BURST.durationS },
+  // Chat client, Claude model: translated to the Anthropic Messages API.
+  {
+    name: 'chat->messages',
+    ...chatCompletionRequest(MESSAGES_MODEL),
+    direct: messageRequest(MESSAGES_MODEL),
     sampling: 'short',
     burstS: BURST.extraStreamS,
   },
@@ -429,9 +550,12 @@ function startUpstream(variant: Variant): Promise<UpstreamChild> {
 
 /**
  * Three providers, all pointing at the same fake upstream: an `openai-compatible` one for
- * chat, a `kind: openai` one (whose models /v1/responses passes through to
- * `{base_url}/responses`) and a `kind: anthropic` one (/v1/messages passed through to
- * `{base_url}/v1/messages`). The last two need a key, else their models are hidden.
+ * chat (its model is also the target of /v1/messages translated to chat), a `kind: openai`
+ * one (whose models /v1/responses passes through to `{base_url}/responses`; its
+ * `upstream_api: responses` model has /v1/chat/completions translated to that) and a
+ * `kind: anthropic` one (/v1/messages passed through to `{base_url}/v1/messages`,
+ * /v1/chat/completions translated to it). The last two need a key, else their models are
+ * hidden.
  */
 function writeCatalog(dir: string, upstreamPort: number): string {
   const path = join(dir, 'catalog.yaml');
@@ -468,6 +592,7 @@ function writeCatalog(dir: string, upstreamPort: number): string {
     models: [
       model(MODEL, 'bench-upstream', 'openai'),
       model(RESPONSES_MODEL, 'bench-openai', 'openai'),
+      { ...model(RESPONSES_API_MODEL, 'bench-openai', 'openai'), upstream_api: 'responses' },
       model(MESSAGES_MODEL, 'bench-anthropic', 'anthropic'),
     ],
   };
@@ -582,10 +707,15 @@ interface LogSummary {
   lines: number;
   byLevel: Record<string, number>;
   nonOkAccessLines: number;
-  /** The non-200 requests, counted by "<status> <path> <outcome> <errorCode>". */
+  /**
+   * The non-200 requests, counted by "<status> <path> <model> <stream|json> <outcome>
+   * <errorCode>" (the fields the access-log line has).
+   */
   nonOkRequests: Record<string, number>;
   /** Up to 10 distinct warn-or-worse messages. */
   problems: string[];
+  /** The first non-200 access-log lines, as logged (latency and all), for diagnosis. */
+  nonOkSamples: string[];
 }
 
 const PINO_LEVELS: Record<number, string> = {
@@ -605,6 +735,7 @@ function summarizeLog(path: string): LogSummary {
     nonOkAccessLines: 0,
     nonOkRequests: {},
     problems: [],
+    nonOkSamples: [],
   };
   for (const line of readFileSync(path, 'utf8').split('\n')) {
     if (line.trim() === '') {
@@ -616,6 +747,8 @@ function summarizeLog(path: string): LogSummary {
       msg?: string;
       status?: number;
       path?: string;
+      model?: string;
+      stream?: boolean;
       outcome?: string;
       errorCode?: string;
       err?: { message?: string };
@@ -629,9 +762,14 @@ function summarizeLog(path: string): LogSummary {
     summary.byLevel[level] = (summary.byLevel[level] ?? 0) + 1;
     if (entry.msg === 'request' && entry.status !== 200) {
       summary.nonOkAccessLines++;
-      const what = [entry.status, entry.path, entry.outcome, entry.errorCode].filter(Boolean);
-      const key = what.join(' ');
+      // The model tells the cases that share a path apart (fast path or translated).
+      const stream = entry.stream === undefined ? undefined : entry.stream ? 'stream' : 'json';
+      const what = [entry.status, entry.path, entry.model, stream, entry.outcome, entry.errorCode];
+      const key = what.filter(Boolean).join(' ');
       summary.nonOkRequests[key] = (summary.nonOkRequests[key] ?? 0) + 1;
+      if (summary.nonOkSamples.length < 3) {
+        summary.nonOkSamples.push(line.slice(0, 500));
+      }
     }
     const text = `${level}: ${entry.msg ?? ''}${entry.err?.message ? ` (${entry.err.message})` : ''}`;
     if ((entry.level ?? 0) >= 40 && summary.problems.length < 10) {
@@ -673,37 +811,59 @@ function note(anomalies: Anomalies, message: string | undefined): void {
   }
 }
 
-function checkCompletion(t: Target, text: string): string | undefined {
+function checkCompletion(text: string, model: string): string | undefined {
   try {
     const body = JSON.parse(text);
-    if (body.model !== MODEL || typeof body.choices?.[0]?.message?.content !== 'string') {
-      return `${t.name}: unexpected chat.completion shape`;
+    if (body.model !== model || typeof body.choices?.[0]?.message?.content !== 'string') {
+      return 'unexpected chat.completion shape';
     }
     if (typeof body.usage?.total_tokens !== 'number') {
-      return `${t.name}: chat.completion without usage`;
+      return 'chat.completion without usage';
     }
     return undefined;
   } catch {
-    return `${t.name}: non-JSON chat.completion`;
+    return 'non-JSON chat.completion';
+  }
+}
+
+function checkMessage(text: string, model: string): string | undefined {
+  try {
+    const body = JSON.parse(text);
+    if (body.type !== 'message' || body.model !== model || body.content?.[0]?.type !== 'text') {
+      return 'unexpected message shape';
+    }
+    if (typeof body.usage?.output_tokens !== 'number') {
+      return 'message without usage';
+    }
+    return undefined;
+  } catch {
+    return 'non-JSON message';
   }
 }
 
 /** One non-streamed request: ms from send to the last byte of the body. */
-async function timeCompletion(t: Target, anomalies: Anomalies, check: boolean): Promise<number> {
+async function timeCompletion(
+  t: Target,
+  c: LatencyCase,
+  anomalies: Anomalies,
+  check: boolean,
+): Promise<number> {
+  const spec: CompletionRequest = (t.name === 'direct' ? c.direct : undefined) ?? c;
   const start = process.hrtime.bigint();
   const res = await t.pool.request({
-    path: CHAT_PATH,
+    path: spec.path,
     method: 'POST',
-    headers: HEADERS,
-    body: JSON_BODY,
+    headers: spec.headers,
+    body: spec.body,
   });
   const text = await res.body.text();
   const ms = elapsedMs(start);
   if (res.statusCode !== 200) {
-    throw new Error(`${t.name} answered HTTP ${res.statusCode}: ${text.slice(0, 500)}`);
+    throw new Error(`${t.name} ${c.name} answered HTTP ${res.statusCode}: ${text.slice(0, 500)}`);
   }
   if (check) {
-    note(anomalies, checkCompletion(t, text));
+    const problem = spec.check(text);
+    note(anomalies, problem === undefined ? undefined : `${t.name} ${c.name}: ${problem}`);
   }
   return ms;
 }
@@ -809,7 +969,11 @@ function checkSseEvents(events: SseEvent[]): string | undefined {
   return mismatch ? `event: ${mismatch.event} with data of type ${mismatch.json?.type}` : undefined;
 }
 
-function checkChatStream(events: SseEvent[], model: string): string | undefined {
+function checkChatStream(
+  events: SseEvent[],
+  model: string,
+  usageExpected: boolean,
+): string | undefined {
   const chunks = events.filter((e) => e.json !== undefined);
   if (chunks[0]?.json?.model !== model) {
     return `first chunk's model is ${chunks[0]?.json?.model}, not ${model}`;
@@ -821,9 +985,17 @@ function checkChatStream(events: SseEvent[], model: string): string | undefined 
   if (events[events.length - 1]?.data !== '[DONE]') {
     return 'stream without a final data: [DONE]';
   }
-  // The client did not ask for usage, so no usage chunk may reach it.
-  const usage = chunks.some((e) => Array.isArray(e.json?.choices) && e.json.choices.length === 0);
-  return usage ? 'usage chunk sent though not requested' : undefined;
+  const usage = chunks.filter((e) => Array.isArray(e.json?.choices) && e.json.choices.length === 0);
+  if (!usageExpected) {
+    // The client did not ask for usage, so no usage chunk may reach it.
+    return usage.length > 0 ? 'usage chunk sent though not requested' : undefined;
+  }
+  const last = chunks[chunks.length - 1];
+  return usage.length === 1 &&
+    usage[0] === last &&
+    typeof last.json?.usage?.total_tokens === 'number'
+    ? undefined
+    : 'no final usage chunk though requested';
 }
 
 /** wire-formats.md 3.4 to 3.6: named events, sequence numbers 0, 1, 2, ..., one terminal. */
@@ -953,24 +1125,54 @@ function compare(direct: number[], gateway: number[]): Comparison {
   };
 }
 
+interface LatencyComparison {
+  /** The LATENCY_CASES entry. */
+  name: string;
+  path: string;
+  latency: Comparison;
+}
+
+function latencyCounts(v: Variant, sampling: Sampling): PairCounts {
+  return sampling === 'full'
+    ? { warmup: v.latencyWarmupPairs, measured: v.latencyPairs }
+    : v.shortLatencyPairs;
+}
+
+/** One latency case: warm-up pairs (answers checked), then measured pairs, interleaved. */
 async function measureLatency(
+  v: Variant,
+  c: LatencyCase,
+  direct: Target,
+  gateway: Target,
+  anomalies: Anomalies,
+): Promise<LatencyComparison> {
+  const counts = latencyCounts(v, c.sampling);
+  await interleave(
+    Math.ceil(counts.warmup * SCALE),
+    () => timeCompletion(direct, c, anomalies, true),
+    () => timeCompletion(gateway, c, anomalies, true),
+  );
+  const { a, b } = await interleave(
+    Math.ceil(counts.measured * SCALE),
+    () => timeCompletion(direct, c, anomalies, false),
+    () => timeCompletion(gateway, c, anomalies, false),
+  );
+  return { name: c.name, path: c.path, latency: compare(a, b) };
+}
+
+/** Every entry of LATENCY_CASES, one after the other. */
+async function measureLatencies(
   v: Variant,
   direct: Target,
   gateway: Target,
   anomalies: Anomalies,
-): Promise<Comparison> {
-  const warm = Math.ceil(v.latencyWarmupPairs * SCALE);
-  await interleave(
-    warm,
-    () => timeCompletion(direct, anomalies, true),
-    () => timeCompletion(gateway, anomalies, true),
-  );
-  const { a, b } = await interleave(
-    Math.ceil(v.latencyPairs * SCALE),
-    () => timeCompletion(direct, anomalies, false),
-    () => timeCompletion(gateway, anomalies, false),
-  );
-  return compare(a, b);
+): Promise<LatencyComparison[]> {
+  const out: LatencyComparison[] = [];
+  for (const c of LATENCY_CASES) {
+    log(`[${v.name}] non-streamed ${c.name}, concurrency 1 ...`);
+    out.push(await measureLatency(v, c, direct, gateway, anomalies));
+  }
+  return out;
 }
 
 interface StreamComparison {
@@ -1055,12 +1257,16 @@ function cannon(
 }
 
 /**
- * Short concurrent bursts of every request kind (non-streamed chat, then each stream case
+ * Short concurrent bursts of every request kind (each latency case, then each stream case,
  * with the request it sends to this target), to JIT-compile the hot paths first.
  */
 async function burst(t: Target): Promise<void> {
   const bursts: [string, CannonRequest, number][] = [
-    ['non-streamed chat', CHAT_REQUEST, BURST.durationS],
+    ...LATENCY_CASES.map((c): [string, CannonRequest, number] => [
+      `non-streamed ${c.name}`,
+      (t.name === 'direct' ? c.direct : undefined) ?? c,
+      c.burstS,
+    ]),
     ...STREAM_CASES.map((c): [string, CannonRequest, number] => [
       `${c.name} stream`,
       (t.name === 'direct' ? c.direct : undefined) ?? c,
@@ -1110,8 +1316,15 @@ function cpuPerRequest(
 async function measureLoad(
   t: Target,
   pids: { upstream?: number; gateway?: number },
+  anomalies: Anomalies,
 ): Promise<LoadResult> {
-  await cannon(t, CHAT_REQUEST, LOAD.connections, LOAD.warmupS);
+  const w = await cannon(t, CHAT_REQUEST, LOAD.connections, LOAD.warmupS);
+  if (w.errors + w.timeouts + w.non2xx > 0) {
+    note(
+      anomalies,
+      `${t.name}: ${w.errors} errors, ${w.timeouts} timeouts, ${w.non2xx} non-2xx during the load warm-up`,
+    );
+  }
   const gatewayBefore = cpuTimeMs(pids.gateway);
   const upstreamBefore = cpuTimeMs(pids.upstream);
   const r = await cannon(t, CHAT_REQUEST, LOAD.connections, LOAD.durationS);
@@ -1140,7 +1353,8 @@ async function measureLoad(
 
 interface VariantResult {
   variant: Variant;
-  latency: Comparison;
+  /** One entry per LATENCY_CASES entry, in order. */
+  latencies: LatencyComparison[];
   /** One entry per STREAM_CASES entry, in order. */
   streams: StreamComparison[];
   load: { direct: LoadResult; gateway: LoadResult };
@@ -1158,15 +1372,14 @@ async function measurePhases(
   log(`[${v.name}] warm-up bursts ...`);
   await burst(direct);
   await burst(gateway);
-  log(`[${v.name}] non-streamed latency, concurrency 1 ...`);
-  const latency = await measureLatency(v, direct, gateway, anomalies);
+  const latencies = await measureLatencies(v, direct, gateway, anomalies);
   const streams = await measureStreams(v, direct, gateway, anomalies);
   log(`[${v.name}] throughput, ${LOAD.connections} connections ...`);
   const load = {
-    direct: await measureLoad(direct, { upstream: pids.upstream }),
-    gateway: await measureLoad(gateway, pids),
+    direct: await measureLoad(direct, { upstream: pids.upstream }, anomalies),
+    gateway: await measureLoad(gateway, pids, anomalies),
   };
-  return { variant: v, latency, streams, load, anomalies: Object.fromEntries(anomalies) };
+  return { variant: v, latencies, streams, load, anomalies: Object.fromEntries(anomalies) };
 }
 
 async function runVariant(v: Variant, dir: string): Promise<VariantResult> {
@@ -1230,10 +1443,28 @@ function comparisonRows(label: string, c: Comparison): string[] {
   ];
 }
 
-function streamRows(s: StreamComparison): string[] {
-  const label = STREAM_CASES.find((c) => c.name === s.name)?.contentEventLabel ?? '';
+/** `<path>`, plus the direct call's path when it differs (translated paths). */
+function paths(c: { path: string; direct?: { path: string } } | undefined, path: string): string {
+  const directPath = c?.direct?.path;
+  return directPath === undefined || directPath === path ? path : `${path} (direct: ${directPath})`;
+}
+
+function latencyRows(l: LatencyComparison): string[] {
+  const c = LATENCY_CASES.find((x) => x.name === l.name);
   return [
-    `  Stream ${s.name} ${s.path}, concurrency 1 (n=${s.ttft.direct.count} pairs; TTFT: ${label})`,
+    `  Non-stream ${l.name} ${paths(c, l.path)}, concurrency 1 (n=${l.latency.direct.count} pairs)`,
+    ...comparisonRows('latency', l.latency),
+  ];
+}
+
+function streamRows(s: StreamComparison): string[] {
+  const c = STREAM_CASES.find((x) => x.name === s.name);
+  const direct = c?.direct?.contentEventLabel;
+  const label =
+    (c?.contentEventLabel ?? '') +
+    (direct === undefined || direct === c?.contentEventLabel ? '' : `; direct: ${direct}`);
+  return [
+    `  Stream ${s.name} ${paths(c, s.path)}, concurrency 1 (n=${s.ttft.direct.count} pairs; TTFT: ${label})`,
     ...comparisonRows('TTFT', s.ttft),
     row(
       'whole stream p50 (ms)',
@@ -1277,6 +1508,7 @@ function problemLines(r: VariantResult): string[] {
   const lines = [
     `  gateway log: ${gl.lines} lines ${JSON.stringify(gl.byLevel)}, non-200 requests: ${gl.nonOkAccessLines}`,
     ...Object.entries(gl.nonOkRequests).map(([what, count]) => `    non-200 x${count}: ${what}`),
+    ...gl.nonOkSamples.map((l) => `    e.g. ${l}`),
     ...gl.problems.map((p) => `    ${p}`),
   ];
   for (const [message, count] of Object.entries(r.anomalies)) {
@@ -1292,8 +1524,7 @@ function variantTable(r: VariantResult): string {
     '',
     `${v.name} to first byte; streams: ${CHUNK_COUNT} content chunks ${v.chunkIntervalMs} ms apart`,
     row('', 'direct', 'gateway', 'added'),
-    `  Non-stream chat, concurrency 1 (n=${r.latency.direct.count} pairs)`,
-    ...comparisonRows('latency', r.latency),
+    ...r.latencies.flatMap(latencyRows),
     ...r.streams.flatMap(streamRows),
     `  Non-stream chat, ${LOAD.connections} connections, ${seconds} s (autocannon, 1 ms resolution)`,
     ...loadRows(r.load),
@@ -1353,10 +1584,18 @@ function writeResults(env: Environment, results: VariantResult[]): string {
     load: LOAD,
     burst: BURST,
     rateLimitEnv: RATE_LIMIT_ENV,
+    latencyCases: LATENCY_CASES.map((c) => ({
+      name: c.name,
+      path: c.path,
+      directPath: c.direct?.path ?? c.path,
+      sampling: c.sampling,
+    })),
     streamCases: STREAM_CASES.map((c) => ({
       name: c.name,
       path: c.path,
       ttftStopsAt: c.contentEventLabel,
+      directPath: c.direct?.path ?? c.path,
+      directTtftStopsAt: c.direct?.contentEventLabel ?? c.contentEventLabel,
       sampling: c.sampling,
     })),
   };

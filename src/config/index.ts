@@ -4,6 +4,7 @@ import { AppConfig, AppEnv, appConfig } from './app.config';
 import { AuthConfig, AuthEnv, authConfig } from './auth.config';
 import { CatalogConfig, CatalogEnv, catalogConfig } from './catalog.config';
 import { LimitsConfig, LimitsEnv, limitsConfig } from './limits.config';
+import { ProtectionsConfig, ProtectionsEnv, protectionsConfig } from './protections.config';
 import { UpstreamConfig, UpstreamEnv, upstreamConfig } from './upstream.config';
 import { collectEnvProblems } from './validate-env';
 
@@ -14,6 +15,7 @@ export interface AllConfig {
   catalog: CatalogConfig;
   upstream: UpstreamConfig;
   limits: LimitsConfig;
+  protections: ProtectionsConfig;
 }
 
 /** Thrown at boot with every invalid variable listed. */
@@ -25,7 +27,10 @@ export class ConfigValidationError extends Error {
 }
 
 export function validateEnvironment(env: Record<string, unknown>): Record<string, unknown> {
-  const problems = collectEnvProblems([AppEnv, AuthEnv, CatalogEnv, UpstreamEnv, LimitsEnv], env);
+  const problems = collectEnvProblems(
+    [AppEnv, AuthEnv, CatalogEnv, UpstreamEnv, LimitsEnv, ProtectionsEnv],
+    env,
+  );
   if (problems.length > 0) {
     throw new ConfigValidationError(problems);
   }
@@ -38,9 +43,16 @@ export function gatewayConfigModule(): Promise<DynamicModule> {
     isGlobal: true,
     cache: true,
     ignoreEnvFile: true,
-    load: [appConfig, authConfig, catalogConfig, upstreamConfig, limitsConfig],
+    load: [appConfig, authConfig, catalogConfig, upstreamConfig, limitsConfig, protectionsConfig],
     validate: validateEnvironment,
   });
 }
 
-export type { AppConfig, AuthConfig, CatalogConfig, LimitsConfig, UpstreamConfig };
+export type {
+  AppConfig,
+  AuthConfig,
+  CatalogConfig,
+  LimitsConfig,
+  ProtectionsConfig,
+  UpstreamConfig,
+};

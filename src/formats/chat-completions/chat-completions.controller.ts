@@ -12,6 +12,8 @@ import {
 import type { GatewayRequest, GatewayResponse } from '../../common/request-context';
 import { chatLimitFacts } from '../../limits/extractors/chat.limits';
 import { RequestLimits } from '../../limits/request-limits.guard';
+import { chatProtections } from '../../policy/protections/extractors/chat.protections';
+import { PromptInjectionProtection } from '../../policy/protections/prompt-injection.guard';
 import { RequireSystemPrompt, SystemPromptGuard } from '../../policy/system-prompt.guard';
 import { chatSystemPrompt } from '../../policy/system-prompt.rule';
 import { OpenAiExceptionFilter } from '../openai/openai-exception.filter';
@@ -35,6 +37,7 @@ export class ChatCompletionsController {
   @Post('completions')
   @HttpCode(200)
   @RequestLimits(chatLimitFacts)
+  @PromptInjectionProtection(chatProtections)
   @RequireSystemPrompt(chatSystemPrompt)
   @UseGuards(SystemPromptGuard)
   create(

@@ -12,6 +12,8 @@ import {
 import type { GatewayRequest, GatewayResponse } from '../../common/request-context';
 import { messagesLimitFacts } from '../../limits/extractors/messages.limits';
 import { RequestLimits } from '../../limits/request-limits.guard';
+import { messagesProtections } from '../../policy/protections/extractors/messages.protections';
+import { PromptInjectionProtection } from '../../policy/protections/prompt-injection.guard';
 import { RequireSystemPrompt, SystemPromptGuard } from '../../policy/system-prompt.guard';
 import { messagesSystemPrompt } from '../../policy/system-prompt.rule';
 import { AnthropicExceptionFilter } from './anthropic-exception.filter';
@@ -45,6 +47,7 @@ export class MessagesController {
   @Post()
   @HttpCode(200)
   @RequestLimits(messagesLimitFacts)
+  @PromptInjectionProtection(messagesProtections)
   @RequireSystemPrompt(messagesSystemPrompt)
   @UseGuards(SystemPromptGuard)
   create(

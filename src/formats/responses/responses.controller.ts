@@ -15,6 +15,8 @@ import {
 import type { GatewayRequest, GatewayResponse } from '../../common/request-context';
 import { responsesLimitFacts } from '../../limits/extractors/responses.limits';
 import { RequestLimits } from '../../limits/request-limits.guard';
+import { responsesProtections } from '../../policy/protections/extractors/responses.protections';
+import { PromptInjectionProtection } from '../../policy/protections/prompt-injection.guard';
 import { RequireSystemPrompt, SystemPromptGuard } from '../../policy/system-prompt.guard';
 import { responsesSystemPrompt } from '../../policy/system-prompt.rule';
 import { OpenAiExceptionFilter } from '../openai/openai-exception.filter';
@@ -42,6 +44,7 @@ export class ResponsesController {
   @Post()
   @HttpCode(200)
   @RequestLimits(responsesLimitFacts)
+  @PromptInjectionProtection(responsesProtections)
   @RequireSystemPrompt(responsesSystemPrompt)
   @UseGuards(SystemPromptGuard)
   create(

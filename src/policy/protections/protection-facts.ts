@@ -1,0 +1,87 @@
+import type { PartSource } from './prompt-injection/detector';
+import { asArray, isRecord } from '../../limits/extractors/read';
+
+export const PROMPT_INJECTION_TOOL = 'prompt_injection_protection';
+
+/** A protection tool found in the request's `tools`. */
+export interface ProtectionTool {
+  name: string;
+  /** Index in `tools`. */
+  index: number;
+  /** Path of its parameter schema, for error messages (`tools[2].function.parameters`). */
+  schemaParam: string;
+  schema: unknown;
+}
+
+/** A piece of the request to scan, with where it is (never its text in any message). */
+export interface LabeledPart {
+  source: PartSource;
+  text: string;
+  /** `messages[3]`, `input[1] (function_call_output)`, `messages[2].content[0] (tool result)` */
+  where: string;
+}
+
+/**
+ * What one wire format exposes to the protections. Pure functions over the raw
+ * (unvalidated) body: they accept anything and never throw, like the limits extractors.
+ */
+export interface ProtectionExtractor {
+  /** Protection tools (by name) among `tools`. */
+  tools(body: unknown, names: readonly string[]): ProtectionTool[];
+  /** The function names `tool_choice` names, if any. */
+  toolChoiceNames(body: unknown): string[];
+  /** User turns and indirect content (tool results, documents), in request order. */
+  parts(body: unknown): LabeledPart[];
+}
+
+/** Text of a string or of the `text` fields of a block array (joined by newlines). */
+export function textOf(content: unknown, types?: readonly string[]): string {
+  if (typeof content === 'string') {
+    return content;
+  }
+  const texts: string[] = [];
+  for (const block of asArray(content)) {
+    if (
+      isRecord(block) &&
+      typeof block.text === 'string' &&
+      (types === undefined || block.type === undefined || types.includes(block.type as string))
+    ) {
+      texts.push(block.text);
+    }
+  }
+  return texts.join('\n');
+}
+
+/** Pushes a part when it has text. */
+export function pushPart(
+  parts: LabeledPart[],
+  source: PartSource,
+  text: string,
+  where: string,
+): void {
+  if (text.trim() !== '') {
+    parts.push({ source, text, where });
+  }
+}
+
+/**
+ * Removes the protection tools from the body (in place). The client's other tools and its
+ * `tool_choice` stay; when no tool remains, `tools` and `tool_choice` are removed (a
+ * `tool_choice` of "auto"/"required"/"any" without tools is an upstream 400).
+ * Returns whether the body changed.
+ */
+export function stripProtectionTools(body: unknown, found: readonly ProtectionTool[]): boolean {
+  if (!isRecord(body) || found.length === 0 || !Array.isArray(body.tools)) {
+    return false;
+  }
+  const drop = new Set(found.map((t) => t.index));
+  const kept = (body.tools as unknown[]).filter((_t, i) => !drop.has(i));
+  if (kept.length > 0) {
+    body.tools = kept;
+  } else {
+    delete body.tools;
+    delete body.tool_choice;
+    delete body.parallel_tool_calls;
+  }
+  return true;
+}

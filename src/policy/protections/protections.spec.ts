@@ -120,6 +120,45 @@ describe('messagesProtections', () => {
     ]);
   });
 
+  it('reads search results, documents nested in tool results, and unknown text-carrying blocks', () => {
+    const body = {
+      messages: [
+        {
+          role: 'user',
+          content: [
+            {
+              type: 'search_result',
+              source: 'https://x.test',
+              title: 't',
+              content: [{ type: 'text', text: 'found text' }],
+            },
+            {
+              type: 'tool_result',
+              tool_use_id: 't1',
+              content: [
+                {
+                  type: 'document',
+                  source: { type: 'text', media_type: 'text/plain', data: 'nested doc' },
+                },
+                { type: 'image', source: { type: 'url', url: 'https://x.test/a.png' } },
+              ],
+            },
+            { type: 'some_future_block', text: 'future text' },
+          ],
+        },
+      ],
+    };
+    expect(messagesProtections.parts(body)).toEqual([
+      { source: 'document', text: 'found text', where: 'messages[0].content[0] (search_result)' },
+      { source: 'tool_result', text: 'nested doc', where: 'messages[0].content[1] (tool result)' },
+      {
+        source: 'document',
+        text: 'future text',
+        where: 'messages[0].content[2] (some_future_block)',
+      },
+    ]);
+  });
+
   it('only takes custom tools and reads tool_choice.name', () => {
     const body = {
       tools: [

@@ -19,6 +19,46 @@ function documentText(block: Json): string {
   return source.type === 'content' ? textOf(source.content, ['text']) : '';
 }
 
+const MAX_NESTING = 4;
+
+/**
+ * All text a content block carries, nested blocks included: tool results, documents,
+ * search results, and block types added later. Injection hides wherever text can go, so
+ * an unknown block is read for its `text` and `content` rather than skipped.
+ */
+function blockText(block: unknown, depth = 0): string {
+  if (typeof block === 'string') {
+    return block;
+  }
+  if (!isRecord(block) || depth > MAX_NESTING) {
+    return '';
+  }
+  switch (block.type) {
+    case 'text':
+      return typeof block.text === 'string' ? block.text : '';
+    case 'document':
+      return documentText(block);
+    case 'image':
+    case 'redacted_thinking':
+      return '';
+  }
+  const pieces: string[] = [];
+  if (typeof block.text === 'string') {
+    pieces.push(block.text);
+  }
+  if (typeof block.content === 'string') {
+    pieces.push(block.content);
+  } else {
+    for (const inner of asArray(block.content)) {
+      const text = blockText(inner, depth + 1);
+      if (text) {
+        pieces.push(text);
+      }
+    }
+  }
+  return pieces.join('\n');
+}
+
 /** `POST /v1/messages`: `{"name","input_schema"}` tools (custom tools only). */
 export const messagesProtections: ProtectionExtractor = {
   tools(body, names): ProtectionTool[] {
@@ -74,9 +114,10 @@ export const messagesProtections: ProtectionExtractor = {
         if (block.type === 'text' && typeof block.text === 'string') {
           userText.push(block.text);
         } else if (block.type === 'tool_result') {
-          pushPart(parts, 'tool_result', textOf(block.content, ['text']), `${where} (tool result)`);
-        } else if (block.type === 'document') {
-          pushPart(parts, 'document', documentText(block), `${where} (document)`);
+          pushPart(parts, 'tool_result', blockText(block), `${where} (tool result)`);
+        } else {
+          // Documents, search results and any other block that carries text.
+          pushPart(parts, 'document', blockText(block), `${where} (${String(block.type)})`);
         }
       });
       pushPart(parts, 'user', userText.join('\n'), `messages[${i}]`);

@@ -18,11 +18,14 @@ export interface LimitFacts {
   /** Images, audio and files: counted at a flat estimate each, never tokenized. */
   attachmentCount: number;
   stream: boolean;
+  /** True when the request generates nothing, so token limits do not apply. */
+  tokenFree?: boolean;
   /** Every piece of prompt text the model reads: instructions, messages, tool schemas. */
   texts: string[];
 }
 
-export type LimitsExtractor = (body: unknown) => LimitFacts;
+/** Reads the facts of a request from its body (and, for GET routes, its query). */
+export type LimitsExtractor = (body: unknown, query: Record<string, unknown>) => LimitFacts;
 
 /** Facts of a body that is not even an object (validation rejects it later). */
 export function emptyFacts(messagesParam: string): LimitFacts {

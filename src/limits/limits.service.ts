@@ -129,6 +129,7 @@ export class LimitsService implements OnModuleInit, OnApplicationShutdown {
       limits: effectiveLimits(this.config.defaults, info?.limits),
       modelLimits: model ? info?.modelLimits.get(model.id) : undefined,
       stream: facts.stream,
+      chargesTokens: facts.tokenFree !== true,
       tokenCost: () => {
         const output =
           requestedOutput ??

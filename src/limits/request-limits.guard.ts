@@ -50,6 +50,7 @@ export class RequestLimitsGuard implements CanActivate {
     }
     const http = context.switchToHttp();
     const req = http.getRequest<GatewayRequest>();
-    return this.limits.admit(extract(req.body), req, http.getResponse<GatewayResponse>());
+    const facts = extract(req.body, req.query);
+    return this.limits.admit(facts, req, http.getResponse<GatewayResponse>());
   }
 }

@@ -13,7 +13,10 @@ import {
   UseGuards,
 } from '@nestjs/common';
 import type { GatewayRequest, GatewayResponse } from '../../common/request-context';
-import { responsesLimitFacts } from '../../limits/extractors/responses.limits';
+import {
+  responsesLimitFacts,
+  storedResponseLimitFacts,
+} from '../../limits/extractors/responses.limits';
 import { RequestLimits } from '../../limits/request-limits.guard';
 import { responsesProtections } from '../../policy/protections/extractors/responses.protections';
 import { PromptInjectionProtection } from '../../policy/protections/prompt-injection.guard';
@@ -56,6 +59,7 @@ export class ResponsesController {
   }
 
   @Get(':id')
+  @RequestLimits(storedResponseLimitFacts)
   retrieve(
     @Param('id') id: string,
     @Req() req: GatewayRequest,
@@ -65,6 +69,7 @@ export class ResponsesController {
   }
 
   @Delete(':id')
+  @RequestLimits(storedResponseLimitFacts)
   remove(
     @Param('id') id: string,
     @Req() req: GatewayRequest,

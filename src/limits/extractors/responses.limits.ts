@@ -94,3 +94,20 @@ export function responsesLimitFacts(body: unknown): LimitFacts {
   facts.stream = body.stream === true;
   return facts;
 }
+
+/**
+ * `GET` / `DELETE /v1/responses/{id}`: a replay counts as a request (and, with
+ * `?stream=true`, holds a stream slot) but generates nothing, so no tokens are charged.
+ */
+export function storedResponseLimitFacts(
+  _body: unknown,
+  query: Record<string, unknown>,
+): LimitFacts {
+  const facts = emptyFacts('input');
+  if (typeof query.model === 'string') {
+    facts.model = query.model;
+  }
+  facts.stream = query.stream === 'true';
+  facts.tokenFree = true;
+  return facts;
+}

@@ -80,6 +80,20 @@ describe('planRequest', () => {
     ]);
   });
 
+  it('charges no tokens for a request that generates nothing, but still counts it', () => {
+    const tokenCost = jest.fn(() => 42);
+    const plan = planRequest(
+      input({
+        limits: { requestsPerMinute: 5, tokensPerMinute: 1000, maxConcurrentStreams: 1 },
+        stream: true,
+        chargesTokens: false,
+        tokenCost,
+      }),
+    );
+    expect(plan?.dims.map((d) => d.metric)).toEqual(['requests', 'streams']);
+    expect(tokenCost).not.toHaveBeenCalled();
+  });
+
   it('takes no stream lease for a request that does not stream', () => {
     const plan = planRequest(input({ limits: { ...NONE, maxConcurrentStreams: 1 } }));
     expect(plan).toBeUndefined();

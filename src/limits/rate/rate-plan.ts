@@ -34,6 +34,8 @@ export interface PlanInput {
   /** The key's limits for this model, when it has any. */
   modelLimits?: LimitOverrides;
   stream: boolean;
+  /** False for requests that make the model generate nothing (stored-response replays). */
+  chargesTokens?: boolean;
   /** Computed only when a token limit applies (tokenizing costs time). */
   tokenCost(): number;
   leaseId(): string;
@@ -67,7 +69,7 @@ export function planRequest(input: PlanInput): RatePlan | undefined {
       };
       dims.push({ metric: 'requests', scope, spec });
     }
-    if (tpm > 0) {
+    if (tpm > 0 && input.chargesTokens !== false) {
       if (tokenCost < 0) {
         tokenCost = input.tokenCost();
       }

@@ -251,6 +251,14 @@ describe('validateChatRequest', () => {
     expect(rejection(valid({ stop: 5 })).param).toBe('stop');
   });
 
+  it('rejects a tool_choice that is neither a known mode nor an object', () => {
+    expect(rejection(valid({ tool_choice: 'bogus' })).param).toBe('tool_choice');
+    expect(rejection(valid({ tool_choice: 3 })).param).toBe('tool_choice');
+    for (const ok of ['none', 'auto', 'required', { type: 'function', function: { name: 'f' } }]) {
+      expect(() => validateChatRequest(valid({ tool_choice: ok }))).not.toThrow();
+    }
+  });
+
   it('accepts stop as a single string', () => {
     expect(() => validateChatRequest(valid({ stop: '\n' }))).not.toThrow();
   });

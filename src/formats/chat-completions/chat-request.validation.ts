@@ -114,6 +114,20 @@ function checkTools(tools: unknown[] | undefined): void {
   });
 }
 
+const TOOL_CHOICE_MODES = new Set(['none', 'auto', 'required']);
+
+function checkToolChoice(choice: unknown): void {
+  if (choice === undefined || choice === null || isObject(choice)) {
+    return;
+  }
+  if (typeof choice !== 'string' || !TOOL_CHOICE_MODES.has(choice)) {
+    fail(
+      'tool_choice',
+      "Invalid value for 'tool_choice': expected 'none', 'auto', 'required' or an object naming a tool.",
+    );
+  }
+}
+
 function checkStop(stop: unknown): void {
   if (stop === undefined || stop === null || typeof stop === 'string') {
     return;
@@ -132,6 +146,7 @@ export function validateChatRequest(body: unknown): ChatCompletionRequestDto {
   const request = validateTopLevel(ChatCompletionRequestDto, body);
   checkChatMessages(request.messages);
   checkTools(request.tools);
+  checkToolChoice(request.tool_choice);
   checkStop(request.stop);
   return request;
 }

@@ -2,33 +2,11 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Logger } from '@nestjs/common';
-import type { ConfigService } from '@nestjs/config';
-import type { AllConfig } from '../config';
+import { fakeAuthConfig } from '../testing/fake-config';
 import { ApiKeyService } from './api-key.service';
 import { sha256Hex } from './keys-file';
 
-function fakeConfig(
-  apiKeys: string[],
-  nodeEnv: AllConfig['app']['nodeEnv'] = 'test',
-  devApiKey?: string,
-): ConfigService<AllConfig, true> {
-  const values: Partial<AllConfig> = {
-    auth: { apiKeys, devApiKey },
-    app: {
-      nodeEnv,
-      port: 3000,
-      host: '0.0.0.0',
-      logLevel: 'info',
-      maxBodySize: '10mb',
-      shutdownTimeoutMs: 0,
-      sseKeepaliveMs: 15000,
-      corsOrigins: [],
-    },
-  };
-  return {
-    get: (ns: keyof AllConfig) => values[ns],
-  } as unknown as ConfigService<AllConfig, true>;
-}
+const fakeConfig = fakeAuthConfig;
 
 describe('ApiKeyService', () => {
   let warn: jest.SpyInstance;

@@ -1,36 +1,13 @@
 import { Controller, Get, Logger, type ExecutionContext } from '@nestjs/common';
-import type { ConfigService } from '@nestjs/config';
 import { Reflector } from '@nestjs/core';
 import { AuthenticationError } from '../common/errors/gateway-errors';
 import type { RequestContext } from '../common/request-context';
-import type { AllConfig } from '../config';
+import { fakeAuthConfig } from '../testing/fake-config';
 import { ApiKeyService } from './api-key.service';
 import { AuthGuard } from './auth.guard';
 import { Public } from './public.decorator';
 
-/** A ConfigService-like fake: `get(namespace)` returns that namespace's values. */
-function fakeConfig(
-  apiKeys: string[],
-  nodeEnv: AllConfig['app']['nodeEnv'] = 'test',
-  devApiKey?: string,
-): ConfigService<AllConfig, true> {
-  const values: Partial<AllConfig> = {
-    auth: { apiKeys, devApiKey },
-    app: {
-      nodeEnv,
-      port: 3000,
-      host: '0.0.0.0',
-      logLevel: 'info',
-      maxBodySize: '10mb',
-      shutdownTimeoutMs: 0,
-      sseKeepaliveMs: 15000,
-      corsOrigins: [],
-    },
-  };
-  return {
-    get: (ns: keyof AllConfig) => values[ns],
-  } as unknown as ConfigService<AllConfig, true>;
-}
+const fakeConfig = fakeAuthConfig;
 
 @Controller()
 class PrivateController {

@@ -1,7 +1,7 @@
 import type { CanonicalRequest } from '../../../core/canonical';
 import { decodeChatRequest } from '../../../formats/chat-completions/chat.decoder';
 import type { ChatCompletionRequestDto } from '../../../formats/chat-completions/chat-request.dto';
-import { testModel } from '../../test-model';
+import { testModel } from '../../../testing/test-model';
 import { JSON_OBJECT_INSTRUCTION, toAnthropicRequest } from './to-anthropic';
 
 const model = testModel('messages');

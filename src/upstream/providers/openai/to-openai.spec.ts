@@ -4,7 +4,7 @@ import type { MessagesRequestDto } from '../../../formats/messages/messages-requ
 import { decodeResponsesRequest } from '../../../formats/responses/responses.decoder';
 import { decodeChatRequest } from '../../../formats/chat-completions/chat.decoder';
 import type { ChatCompletionRequestDto } from '../../../formats/chat-completions/chat-request.dto';
-import { testModel } from '../../test-model';
+import { testModel } from '../../../testing/test-model';
 import { toOpenAiChatRequest } from './to-openai-chat';
 import { toOpenAiResponsesRequest } from './to-openai-responses';
 

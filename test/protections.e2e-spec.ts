@@ -49,6 +49,11 @@ const messagesTool = (input_schema: Record<string, unknown> = settings()): any =
   name: PROTECTION,
   input_schema,
 });
+/** A chat conversation of the system prompt and one user turn. */
+const chatTurn = (content: string): any[] => [
+  { role: 'system', content: SYSTEM },
+  { role: 'user', content },
+];
 const CHAT_WEATHER = {
   type: 'function' as const,
   function: { name: 'get_weather', parameters: { type: 'object', properties: {} } },
@@ -100,10 +105,7 @@ describe('prompt_injection_protection on /v1/chat/completions', () => {
     const err = await rejection(
       openai.chat.completions.create({
         model: 'gpt-same',
-        messages: [
-          { role: 'system', content: SYSTEM },
-          { role: 'user', content: INJECTION },
-        ],
+        messages: chatTurn(INJECTION),
         tools: [chatTool()],
       }),
     );
@@ -125,10 +127,7 @@ describe('prompt_injection_protection on /v1/chat/completions', () => {
     const { data, response } = await openai.chat.completions
       .create({
         model: 'gpt-same',
-        messages: [
-          { role: 'system', content: SYSTEM },
-          { role: 'user', content: BENIGN },
-        ],
+        messages: chatTurn(BENIGN),
         tools: [CHAT_WEATHER, chatTool()],
         tool_choice: { type: 'function', function: { name: 'get_weather' } },
       })
@@ -147,10 +146,7 @@ describe('prompt_injection_protection on /v1/chat/completions', () => {
     const { response } = await openai.chat.completions
       .create({
         model: 'gpt-same',
-        messages: [
-          { role: 'system', content: SYSTEM },
-          { role: 'user', content: INJECTION },
-        ],
+        messages: chatTurn(INJECTION),
         tools: [chatTool(settings({ action: { type: 'string', default: 'flag' } }))],
         tool_choice: 'auto',
       })
@@ -212,10 +208,7 @@ describe('prompt_injection_protection on /v1/chat/completions', () => {
     const unknown = await rejection(
       openai.chat.completions.create({
         model: 'gpt-same',
-        messages: [
-          { role: 'system', content: SYSTEM },
-          { role: 'user', content: BENIGN },
-        ],
+        messages: chatTurn(BENIGN),
         tools: [CHAT_WEATHER, chatTool(settings({ sensitivity: { default: 'high' } }))],
       }),
     );
@@ -224,10 +217,7 @@ describe('prompt_injection_protection on /v1/chat/completions', () => {
     const bad = await rejection(
       openai.chat.completions.create({
         model: 'gpt-same',
-        messages: [
-          { role: 'system', content: SYSTEM },
-          { role: 'user', content: BENIGN },
-        ],
+        messages: chatTurn(BENIGN),
         tools: [chatTool(settings({ action: { type: 'string', default: 'drop' } }))],
       }),
     );
@@ -240,10 +230,7 @@ describe('prompt_injection_protection on /v1/chat/completions', () => {
     const err = await rejection(
       openai.chat.completions.create({
         model: 'gpt-same',
-        messages: [
-          { role: 'system', content: SYSTEM },
-          { role: 'user', content: BENIGN },
-        ],
+        messages: chatTurn(BENIGN),
         tools: [chatTool()],
         tool_choice: { type: 'function', function: { name: PROTECTION } },
       }),
@@ -258,10 +245,7 @@ describe('prompt_injection_protection on /v1/chat/completions', () => {
       openai.chat.completions.create({
         model: 'gpt-same',
         stream: true,
-        messages: [
-          { role: 'system', content: SYSTEM },
-          { role: 'user', content: INJECTION },
-        ],
+        messages: chatTurn(INJECTION),
         tools: [chatTool()],
       }),
     );
@@ -275,10 +259,7 @@ describe('prompt_injection_protection on /v1/chat/completions', () => {
       .create({
         model: 'gpt-same',
         stream: true,
-        messages: [
-          { role: 'system', content: SYSTEM },
-          { role: 'user', content: BENIGN },
-        ],
+        messages: chatTurn(BENIGN),
         tools: [CHAT_WEATHER, chatTool()],
       })
       .withResponse();
@@ -297,10 +278,7 @@ describe('prompt_injection_protection on /v1/chat/completions', () => {
     const { response } = await openai.chat.completions
       .create({
         model: 'gpt-same',
-        messages: [
-          { role: 'system', content: SYSTEM },
-          { role: 'user', content: INJECTION },
-        ],
+        messages: chatTurn(INJECTION),
       })
       .withResponse();
     expect(response.headers.get(HEADER)).toBeNull();
@@ -528,10 +506,7 @@ describe('PROTECTIONS_FORCE', () => {
     const err = await rejection(
       client.chat.completions.create({
         model: 'gpt-same',
-        messages: [
-          { role: 'system', content: SYSTEM },
-          { role: 'user', content: INJECTION },
-        ],
+        messages: chatTurn(INJECTION),
       }),
     );
     expect(err.code).toBe('prompt_injection_detected');
@@ -539,10 +514,7 @@ describe('PROTECTIONS_FORCE', () => {
     const { response } = await client.chat.completions
       .create({
         model: 'gpt-same',
-        messages: [
-          { role: 'system', content: SYSTEM },
-          { role: 'user', content: BENIGN },
-        ],
+        messages: chatTurn(BENIGN),
       })
       .withResponse();
     expect(response.headers.get(HEADER)).toMatch(/=pass;/);

@@ -1,5 +1,4 @@
-import { InvalidRequestError } from '../../common/errors/gateway-errors';
-import { isRecord } from '../../limits/extractors/read';
+import { choiceSetting, invalidSetting, numberSetting, readSettings } from './protection-settings';
 import type { PartSource } from './prompt-injection/detector';
 
 export type InjectionAction = 'block' | 'flag';
@@ -22,14 +21,6 @@ export function defaultInjectionSettings(threshold: number): InjectionSettings {
   return { action: 'block', threshold, sources: ['user', 'tool_result', 'document'] };
 }
 
-function invalid(param: string, message: string): InvalidRequestError {
-  return new InvalidRequestError(
-    `Invalid '${param}': ${message}`,
-    param,
-    'invalid_protection_settings',
-  );
-}
-
 function parseScan(value: unknown, param: string): PartSource[] {
   const items =
     typeof value === 'string'
@@ -39,13 +30,16 @@ function parseScan(value: unknown, param: string): PartSource[] {
         : undefined;
   const allowed = Object.keys(SCAN_VALUES).join(', ');
   if (items === undefined || items.length === 0) {
-    throw invalid(param, `expected a non-empty array or comma-separated string of ${allowed}.`);
+    throw invalidSetting(
+      param,
+      `expected a non-empty array or comma-separated string of ${allowed}.`,
+    );
   }
   const sources = new Set<PartSource>();
   for (const item of items) {
     const source = typeof item === 'string' ? SCAN_VALUES[item] : undefined;
     if (source === undefined) {
-      throw invalid(param, `unknown part ${JSON.stringify(item)}; expected ${allowed}.`);
+      throw invalidSetting(param, `unknown part ${JSON.stringify(item)}; expected ${allowed}.`);
     }
     sources.add(source);
   }
@@ -63,47 +57,18 @@ export function parseInjectionSettings(
   defaults: InjectionSettings,
 ): InjectionSettings {
   const settings: InjectionSettings = { ...defaults, sources: [...defaults.sources] };
-  if (schema === undefined || schema === null) {
-    return settings;
+  const raw = readSettings(schema, schemaParam, 'prompt_injection_protection', SETTINGS);
+  const action = raw.get('action');
+  if (action) {
+    settings.action = choiceSetting(action, ['block', 'flag'] as const);
   }
-  if (!isRecord(schema)) {
-    throw invalid(schemaParam, 'expected a JSON schema object.');
+  const threshold = raw.get('threshold');
+  if (threshold) {
+    settings.threshold = numberSetting(threshold, 0, 1);
   }
-  const properties = schema.properties;
-  if (properties === undefined || properties === null) {
-    return settings;
-  }
-  if (!isRecord(properties)) {
-    throw invalid(`${schemaParam}.properties`, 'expected an object of settings.');
-  }
-  for (const [key, property] of Object.entries(properties)) {
-    const param = `${schemaParam}.properties.${key}`;
-    if (!(SETTINGS as readonly string[]).includes(key)) {
-      throw invalid(
-        param,
-        `unknown setting '${key}' for prompt_injection_protection; expected ${SETTINGS.join(', ')}.`,
-      );
-    }
-    if (!isRecord(property)) {
-      throw invalid(param, 'expected a schema object with a "default" or "const".');
-    }
-    const value = 'const' in property ? property.const : property.default;
-    if (value === undefined) {
-      continue;
-    }
-    if (key === 'action') {
-      if (value !== 'block' && value !== 'flag') {
-        throw invalid(param, `expected "block" or "flag", got ${JSON.stringify(value)}.`);
-      }
-      settings.action = value;
-    } else if (key === 'threshold') {
-      if (typeof value !== 'number' || !Number.isFinite(value) || value < 0 || value > 1) {
-        throw invalid(param, `expected a number between 0 and 1, got ${JSON.stringify(value)}.`);
-      }
-      settings.threshold = value;
-    } else {
-      settings.sources = parseScan(value, param);
-    }
+  const scan = raw.get('scan');
+  if (scan) {
+    settings.sources = parseScan(scan.value, scan.param);
   }
   return settings;
 }

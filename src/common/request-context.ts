@@ -14,6 +14,16 @@ export interface RequestContext {
   provider?: string;
   stream?: boolean;
   usage?: CanonicalUsage;
+  /** The `x-gateway-protections` verdicts, when a protection ran. */
+  protections?: string;
+  /** Tokens and cost of protections' own model calls, never part of `usage`. */
+  protectionUsage?: {
+    protection: string;
+    model: string;
+    inputTokens: number;
+    outputTokens: number;
+    costUsd: number;
+  }[];
   /** Set when an error response was produced, for the log line. */
   errorCode?: string | null;
 }

@@ -1,10 +1,14 @@
 import { registerAs } from '@nestjs/config';
 import { Expose, Type } from 'class-transformer';
-import { IsNumber, IsOptional, IsString, Matches, Max, Min } from 'class-validator';
+import { IsInt, IsNumber, IsOptional, IsString, Matches, Max, Min } from 'class-validator';
 import { readNamespace } from './validate-env';
 
 /** Protections the gateway implements (issue 6); only these may be forced on. */
-export const PROTECTION_NAMES = ['prompt_injection_protection'] as const;
+export const PROTECTION_NAMES = [
+  'prompt_injection_protection',
+  'system_prompt_filter',
+  'shadow_agent_validation',
+] as const;
 export type ProtectionName = (typeof PROTECTION_NAMES)[number];
 
 const FORCE_LIST = new RegExp(
@@ -25,11 +29,22 @@ export class ProtectionsEnv {
   PROTECTIONS_FORCE?: string;
   /** Score at or above which a part counts as an injection (0..1). */
   @Expose() @Type(() => Number) @IsNumber() @Min(0) @Max(1) PROMPT_INJECTION_THRESHOLD = 0.5;
+  /** Catalog model of the injection detector's second stage, asked only on uncertain scores. */
+  @Expose() @IsOptional() @IsString() PROMPT_INJECTION_DETECTOR_MODEL?: string;
+  /** Shortest run of system-prompt words in the output that counts as a leak. */
+  @Expose() @Type(() => Number) @IsInt() @Min(3) @Max(200) SYSTEM_PROMPT_FILTER_MIN_OVERLAP = 8;
+  /** Catalog model that judges answers when a request's `shadow_agent_validation` names none. */
+  @Expose() @IsOptional() @IsString() SHADOW_AGENT_MODEL?: string;
+  @Expose() @Type(() => Number) @IsInt() @Min(100) @Max(120_000) SHADOW_AGENT_TIMEOUT_MS = 10_000;
 }
 
 export interface ProtectionsConfig {
   forced: ProtectionName[];
   promptInjectionThreshold: number;
+  promptInjectionDetectorModel?: string;
+  systemPromptFilterMinOverlap: number;
+  shadowAgentModel?: string;
+  shadowAgentTimeoutMs: number;
 }
 
 export function parseForced(value: string | undefined): ProtectionName[] {
@@ -45,5 +60,9 @@ export const protectionsConfig = registerAs('protections', (): ProtectionsConfig
   return {
     forced: parseForced(env.PROTECTIONS_FORCE),
     promptInjectionThreshold: env.PROMPT_INJECTION_THRESHOLD,
+    promptInjectionDetectorModel: env.PROMPT_INJECTION_DETECTOR_MODEL,
+    systemPromptFilterMinOverlap: env.SYSTEM_PROMPT_FILTER_MIN_OVERLAP,
+    shadowAgentModel: env.SHADOW_AGENT_MODEL,
+    shadowAgentTimeoutMs: env.SHADOW_AGENT_TIMEOUT_MS,
   };
 });

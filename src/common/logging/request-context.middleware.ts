@@ -38,6 +38,8 @@ export function requestContextMiddleware(logger: Logger) {
           provider: ctx.provider,
           stream: ctx.stream,
           usage: ctx.usage,
+          protections: ctx.protections,
+          protectionUsage: ctx.protectionUsage,
           errorCode: ctx.errorCode ?? undefined,
         },
         'request',

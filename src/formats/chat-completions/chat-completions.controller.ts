@@ -13,7 +13,7 @@ import type { GatewayRequest, GatewayResponse } from '../../common/request-conte
 import { chatLimitFacts } from '../../limits/extractors/chat.limits';
 import { RequestLimits } from '../../limits/request-limits.guard';
 import { chatProtections } from '../../policy/protections/extractors/chat.protections';
-import { PromptInjectionProtection } from '../../policy/protections/prompt-injection.guard';
+import { Protections } from '../../policy/protections/protections.guard';
 import { RequireSystemPrompt, SystemPromptGuard } from '../../policy/system-prompt.guard';
 import { chatSystemPrompt } from '../../policy/system-prompt.rule';
 import { OpenAiExceptionFilter } from '../openai/openai-exception.filter';
@@ -37,7 +37,7 @@ export class ChatCompletionsController {
   @Post('completions')
   @HttpCode(200)
   @RequestLimits(chatLimitFacts)
-  @PromptInjectionProtection(chatProtections)
+  @Protections(chatProtections)
   @RequireSystemPrompt(chatSystemPrompt)
   @UseGuards(SystemPromptGuard)
   create(

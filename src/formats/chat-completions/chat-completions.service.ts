@@ -23,6 +23,7 @@ import { decodeChatRequest } from './chat.decoder';
 import { ChatChunkEncoder, toChatCompletion } from './chat.encoder';
 import { fromChatUsage, relayChatFrames, spliceIncludeUsage } from './chat.passthrough';
 import { parseUpstreamObject } from '../../upstream/upstream-body';
+import { OutputProtections } from '../../policy/protections/output-protections';
 
 const DONE: SseFrame = { data: '[DONE]' };
 
@@ -34,6 +35,7 @@ export class ChatCompletionsService {
   constructor(
     private readonly catalog: CatalogService,
     private readonly providers: ProviderRegistry,
+    private readonly outputs: OutputProtections,
     config: ConfigService<AllConfig, true>,
   ) {
     this.keepaliveMs = config.get('app', { infer: true }).sseKeepaliveMs;
@@ -52,14 +54,17 @@ export class ChatCompletionsService {
       req,
     );
     req.ctx.stream = body.stream === true;
-    const path = servingPath('chat_completions', model, provider);
+    const isProtected = this.outputs.active(req);
+    const path = servingPath('chat_completions', model, provider, isProtected);
     const ctx = createCallContext(req, res);
     if (path.kind === 'native') {
       return this.passthrough(body, req, res, model, provider, ctx);
     }
-    rejectHostedTools(body.tools, (t) => t.type === 'function', path.model);
-    const events = await startCanonical(provider, decodeChatRequest(body), path.model, ctx, res);
-    return this.viaCanonical(body, req, res, model, events, ctx);
+    rejectHostedTools(body.tools, (t) => t.type === 'function', path.model, isProtected);
+    const request = decodeChatRequest(body);
+    const protect = this.outputs.prepare(req, res, request, model);
+    const events = await startCanonical(provider, request, path.model, ctx, res);
+    return this.viaCanonical(body, req, res, model, protect ? events.pipe(protect) : events, ctx);
   }
 
   /** Same-format fast path: forward the client's body, relay the upstream's bytes. */

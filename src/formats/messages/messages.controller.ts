@@ -13,7 +13,7 @@ import type { GatewayRequest, GatewayResponse } from '../../common/request-conte
 import { messagesLimitFacts } from '../../limits/extractors/messages.limits';
 import { RequestLimits } from '../../limits/request-limits.guard';
 import { messagesProtections } from '../../policy/protections/extractors/messages.protections';
-import { PromptInjectionProtection } from '../../policy/protections/prompt-injection.guard';
+import { Protections } from '../../policy/protections/protections.guard';
 import { RequireSystemPrompt, SystemPromptGuard } from '../../policy/system-prompt.guard';
 import { messagesSystemPrompt } from '../../policy/system-prompt.rule';
 import { AnthropicExceptionFilter } from './anthropic-exception.filter';
@@ -47,7 +47,7 @@ export class MessagesController {
   @Post()
   @HttpCode(200)
   @RequestLimits(messagesLimitFacts)
-  @PromptInjectionProtection(messagesProtections)
+  @Protections(messagesProtections)
   @RequireSystemPrompt(messagesSystemPrompt)
   @UseGuards(SystemPromptGuard)
   create(

@@ -14,6 +14,9 @@ import { createCallContext } from '../../upstream/call-context';
 import type { CallContext, UpstreamProvider } from '../../upstream/provider.interface';
 import { ProviderRegistry } from '../../upstream/provider-registry';
 import { parseUpstreamObject } from '../../upstream/upstream-body';
+import { messagesProtections } from '../../policy/protections/extractors/messages.protections';
+import { OutputProtections } from '../../policy/protections/output-protections';
+import { PROTECTION_TOOLS, stripProtectionTools } from '../../policy/protections/protection-facts';
 import { AnthropicProvider } from '../../upstream/providers/anthropic/anthropic.provider';
 import {
   rejectHostedTools,
@@ -36,6 +39,7 @@ export class MessagesService {
   constructor(
     private readonly catalog: CatalogService,
     private readonly providers: ProviderRegistry,
+    private readonly outputs: OutputProtections,
     config: ConfigService<AllConfig, true>,
   ) {
     this.keepaliveMs = config.get('app', { infer: true }).sseKeepaliveMs;
@@ -44,20 +48,22 @@ export class MessagesService {
   async handle(body: MessagesRequestDto, req: GatewayRequest, res: GatewayResponse): Promise<void> {
     const { model, provider } = this.route(body.model, req);
     req.ctx.stream = body.stream === true;
-    const path = servingPath('messages', model, provider);
+    const isProtected = this.outputs.active(req);
+    const path = servingPath('messages', model, provider, isProtected);
     const ctx = createCallContext(req, res);
     if (path.kind === 'native') {
       return this.passthrough(body, req, res, model, provider, ctx);
     }
-    rejectHostedTools(body.tools, (t) => t.type === undefined || t.type === 'custom', path.model);
-    const events = await startCanonical(
-      provider,
-      decodeMessagesRequest(body),
+    rejectHostedTools(
+      body.tools,
+      (t) => t.type === undefined || t.type === 'custom',
       path.model,
-      ctx,
-      res,
+      isProtected,
     );
-    return this.viaCanonical(body, req, res, model, events, ctx);
+    const request = decodeMessagesRequest(body);
+    const protect = this.outputs.prepare(req, res, request, model);
+    const events = await startCanonical(provider, request, path.model, ctx, res);
+    return this.viaCanonical(body, req, res, model, protect ? events.pipe(protect) : events, ctx);
   }
 
   /**
@@ -71,6 +77,10 @@ export class MessagesService {
     res: GatewayResponse,
   ): Promise<unknown> {
     const { model, provider } = this.route(body.model, req);
+    // Protection tools never reach the model, so they count no tokens.
+    if (stripProtectionTools(body, messagesProtections.tools(body, PROTECTION_TOOLS))) {
+      req.rawBody = undefined;
+    }
     if (provider instanceof AnthropicProvider) {
       const result = await provider.postJson(
         '/v1/messages/count_tokens',

@@ -19,7 +19,7 @@ import {
 } from '../../limits/extractors/responses.limits';
 import { RequestLimits } from '../../limits/request-limits.guard';
 import { responsesProtections } from '../../policy/protections/extractors/responses.protections';
-import { PromptInjectionProtection } from '../../policy/protections/prompt-injection.guard';
+import { Protections } from '../../policy/protections/protections.guard';
 import { RequireSystemPrompt, SystemPromptGuard } from '../../policy/system-prompt.guard';
 import { responsesSystemPrompt } from '../../policy/system-prompt.rule';
 import { OpenAiExceptionFilter } from '../openai/openai-exception.filter';
@@ -47,7 +47,7 @@ export class ResponsesController {
   @Post()
   @HttpCode(200)
   @RequestLimits(responsesLimitFacts)
-  @PromptInjectionProtection(responsesProtections)
+  @Protections(responsesProtections)
   @RequireSystemPrompt(responsesSystemPrompt)
   @UseGuards(SystemPromptGuard)
   create(

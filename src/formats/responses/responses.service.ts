@@ -14,6 +14,7 @@ import { createCallContext } from '../../upstream/call-context';
 import type { CallContext, UpstreamProvider } from '../../upstream/provider.interface';
 import { ProviderRegistry } from '../../upstream/provider-registry';
 import { parseUpstreamObject } from '../../upstream/upstream-body';
+import { OutputProtections } from '../../policy/protections/output-protections';
 import {
   rejectHostedTools,
   resolveModel,
@@ -40,8 +41,14 @@ const toFrame = (event: ResponsesStreamEvent): SseFrame => ({
  * Conversation state a stateless model cannot resolve: only a provider that stored the
  * earlier response can. Rejected rather than silently dropped.
  */
-function checkStateless(body: ResponsesRequestDto, model: CatalogModel): void {
-  const hint = `The model '${model.id}' keeps no conversation state; send the earlier items in 'input' instead.`;
+function checkStateless(
+  body: ResponsesRequestDto,
+  model: CatalogModel,
+  isProtected: boolean,
+): void {
+  const hint = isProtected
+    ? `With system_prompt_filter or shadow_agent_validation the gateway must see the whole conversation; send the earlier items in 'input' instead.`
+    : `The model '${model.id}' keeps no conversation state; send the earlier items in 'input' instead.`;
   for (const field of ['previous_response_id', 'conversation'] as const) {
     if (body[field] !== undefined && body[field] !== null) {
       throw new InvalidRequestError(`'${field}' is not supported here. ${hint}`, field);
@@ -66,6 +73,7 @@ export class ResponsesService {
   constructor(
     private readonly catalog: CatalogService,
     private readonly providers: ProviderRegistry,
+    private readonly outputs: OutputProtections,
     config: ConfigService<AllConfig, true>,
   ) {
     this.keepaliveMs = config.get('app', { infer: true }).sseKeepaliveMs;
@@ -84,21 +92,18 @@ export class ResponsesService {
       req,
     );
     req.ctx.stream = body.stream === true;
-    const path = servingPath('responses', model, provider);
+    const isProtected = this.outputs.active(req);
+    const path = servingPath('responses', model, provider, isProtected);
     if (path.kind === 'native') {
       return this.passthrough(body, req, res, model, provider, createCallContext(req, res));
     }
-    checkStateless(body, model);
-    rejectHostedTools(body.tools, (t) => t.type === 'function', path.model);
+    checkStateless(body, model, isProtected);
+    rejectHostedTools(body.tools, (t) => t.type === 'function', path.model, isProtected);
     const ctx = createCallContext(req, res);
-    const events = await startCanonical(
-      provider,
-      decodeResponsesRequest(body),
-      path.model,
-      ctx,
-      res,
-    );
-    return this.viaCanonical(body, req, res, model, events, ctx);
+    const request = decodeResponsesRequest(body);
+    const protect = this.outputs.prepare(req, res, request, model);
+    const events = await startCanonical(provider, request, path.model, ctx, res);
+    return this.viaCanonical(body, req, res, model, protect ? events.pipe(protect) : events, ctx);
   }
 
   /** Same-format fast path: forward the client's body, relay the upstream's events. */

@@ -47,17 +47,22 @@ function translatedApi(format: WireFormat, model: CatalogModel, provider: Upstre
   return model.upstreamApi;
 }
 
-/** Picks the fast path when the model's upstream speaks the inbound format, else translation. */
+/**
+ * Picks the fast path when the model's upstream speaks the inbound format, else translation.
+ * `forceCanonical` (outgoing protections, which read the answer as canonical events) takes
+ * the canonical path even then, still to the upstream API of the inbound format.
+ */
 export function servingPath(
   format: WireFormat,
   model: CatalogModel,
   provider: UpstreamProvider,
+  forceCanonical = false,
 ): ServingPath {
   const native =
     format === 'responses'
       ? responsesRoute(model, provider) === 'passthrough'
       : model.upstreamApi === format && provider.passthrough !== undefined;
-  if (native) {
+  if (native && !forceCanonical) {
     return { kind: 'native' };
   }
   if (!provider.generate) {
@@ -67,7 +72,7 @@ export function servingPath(
       'unsupported_route',
     );
   }
-  const upstreamApi = translatedApi(format, model, provider);
+  const upstreamApi = native ? format : translatedApi(format, model, provider);
   return {
     kind: 'canonical',
     model: upstreamApi === model.upstreamApi ? model : { ...model, upstreamApi },
@@ -76,20 +81,26 @@ export function servingPath(
 
 /**
  * Hosted (server-side) tools run inside one vendor's API; another upstream cannot run
- * them, and dropping them would change the answer: 400 naming the tool.
+ * them, and dropping them would change the answer: 400 naming the tool. `protected`: the
+ * request is on the canonical path for its outgoing protections, which cannot read the
+ * output of a hosted tool either.
  */
 export function rejectHostedTools(
   tools: unknown,
   isFunctionTool: (tool: Record<string, unknown>) => boolean,
   model: CatalogModel,
+  isProtected = false,
 ): void {
   if (!Array.isArray(tools) || model.upstreamApi === 'local') {
     return;
   }
+  const why = isProtected
+    ? 'cannot be combined with system_prompt_filter or shadow_agent_validation, which must read every output item'
+    : `runs only on its own vendor's API; the model '${model.id}' is served by another upstream`;
   tools.forEach((tool: Record<string, unknown>, i) => {
     if (!isFunctionTool(tool)) {
       throw new InvalidRequestError(
-        `Tool type '${String(tool.type)}' runs only on its own vendor's API; the model '${model.id}' is served by another upstream.`,
+        `Tool type '${String(tool.type)}' ${why}.`,
         `tools[${i}]`,
         'unsupported_parameter',
       );

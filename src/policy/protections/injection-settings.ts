@@ -1,4 +1,10 @@
-import { choiceSetting, invalidSetting, numberSetting, readSettings } from './protection-settings';
+import {
+  choiceSetting,
+  invalidSetting,
+  numberSetting,
+  readSettings,
+  stringSetting,
+} from './protection-settings';
 import type { PartSource } from './prompt-injection/detector';
 
 export type InjectionAction = 'block' | 'flag';
@@ -8,6 +14,9 @@ export interface InjectionSettings {
   threshold: number;
   /** Which part sources are scanned. */
   sources: PartSource[];
+  /** Catalog model asked when the local score is uncertain (the second stage). */
+  detectorModel?: string;
+  detectorModelParam?: string;
 }
 
 const SCAN_VALUES: Record<string, PartSource> = {
@@ -15,10 +24,18 @@ const SCAN_VALUES: Record<string, PartSource> = {
   tool_results: 'tool_result',
   documents: 'document',
 };
-const SETTINGS = ['action', 'threshold', 'scan'] as const;
+const SETTINGS = ['action', 'threshold', 'scan', 'detector_model'] as const;
 
-export function defaultInjectionSettings(threshold: number): InjectionSettings {
-  return { action: 'block', threshold, sources: ['user', 'tool_result', 'document'] };
+export function defaultInjectionSettings(
+  threshold: number,
+  detectorModel?: string,
+): InjectionSettings {
+  return {
+    action: 'block',
+    threshold,
+    sources: ['user', 'tool_result', 'document'],
+    detectorModel,
+  };
 }
 
 function parseScan(value: unknown, param: string): PartSource[] {
@@ -69,6 +86,11 @@ export function parseInjectionSettings(
   const scan = raw.get('scan');
   if (scan) {
     settings.sources = parseScan(scan.value, scan.param);
+  }
+  const detector = raw.get('detector_model');
+  if (detector) {
+    settings.detectorModel = stringSetting(detector);
+    settings.detectorModelParam = detector.param;
   }
   return settings;
 }

@@ -1,16 +1,27 @@
+import { PROTECTION_NAMES } from '../../config/protections.config';
 import type { PartSource } from './prompt-injection/detector';
 import { asArray, isRecord } from '../../limits/extractors/read';
 
 export const PROMPT_INJECTION_TOOL = 'prompt_injection_protection';
+export const SYSTEM_PROMPT_FILTER_TOOL = 'system_prompt_filter';
+export const SHADOW_AGENT_TOOL = 'shadow_agent_validation';
+/** Every protection a tool definition can turn on, in the order they run. */
+export const PROTECTION_TOOLS = PROTECTION_NAMES;
+export type ProtectionToolName = (typeof PROTECTION_NAMES)[number];
 
 /** A protection tool found in the request's `tools`. */
 export interface ProtectionTool {
   name: string;
-  /** Index in `tools`. */
+  /** The array it is in: `tools`, or chat's legacy `functions`. */
+  field?: 'tools' | 'functions';
+  /** Index in that array. */
   index: number;
   /** Path of its parameter schema, for error messages (`tools[2].function.parameters`). */
   schemaParam: string;
   schema: unknown;
+  /** The tool's description (policy text for the shadow agent), and its path. */
+  description?: unknown;
+  descriptionParam?: string;
 }
 
 /** A piece of the request to scan, with where it is (never its text in any message). */
@@ -67,21 +78,32 @@ export function pushPart(
 /**
  * Removes the protection tools from the body (in place). The client's other tools and its
  * `tool_choice` stay; when no tool remains, `tools` and `tool_choice` are removed (a
- * `tool_choice` of "auto"/"required"/"any" without tools is an upstream 400).
- * Returns whether the body changed.
+ * `tool_choice` of "auto"/"required"/"any" without tools is an upstream 400), and likewise
+ * chat's legacy `functions` and `function_call`. Returns whether the body changed.
  */
 export function stripProtectionTools(body: unknown, found: readonly ProtectionTool[]): boolean {
-  if (!isRecord(body) || found.length === 0 || !Array.isArray(body.tools)) {
+  if (!isRecord(body) || found.length === 0) {
     return false;
   }
-  const drop = new Set(found.map((t) => t.index));
-  const kept = (body.tools as unknown[]).filter((_t, i) => !drop.has(i));
-  if (kept.length > 0) {
-    body.tools = kept;
-  } else {
-    delete body.tools;
-    delete body.tool_choice;
-    delete body.parallel_tool_calls;
+  let changed = false;
+  for (const field of ['tools', 'functions'] as const) {
+    const list = body[field];
+    const drop = new Set(found.filter((t) => (t.field ?? 'tools') === field).map((t) => t.index));
+    if (drop.size === 0 || !Array.isArray(list)) {
+      continue;
+    }
+    changed = true;
+    const kept = list.filter((_t, i) => !drop.has(i));
+    if (kept.length > 0) {
+      body[field] = kept;
+    } else if (field === 'tools') {
+      delete body.tools;
+      delete body.tool_choice;
+      delete body.parallel_tool_calls;
+    } else {
+      delete body.functions;
+      delete body.function_call;
+    }
   }
-  return true;
+  return changed;
 }

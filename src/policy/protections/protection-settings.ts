@@ -98,3 +98,15 @@ export function numberSetting(
   }
   return value;
 }
+
+/** A non-empty string setting (a catalog model id, say). */
+export function stringSetting(setting: RawSetting, maxLength = 256): string {
+  const value = setting.value;
+  if (typeof value !== 'string' || value.trim() === '' || value.length > maxLength) {
+    throw invalidSetting(
+      setting.param,
+      `expected a non-empty string of at most ${maxLength} characters, got ${JSON.stringify(value)}.`,
+    );
+  }
+  return value.trim();
+}

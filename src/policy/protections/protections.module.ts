@@ -1,6 +1,11 @@
 import { Controller, Get, Module, type OnModuleInit } from '@nestjs/common';
 import { Public } from '../../auth/public.decorator';
-import { PromptInjectionGuard } from './prompt-injection.guard';
+import { CatalogModule } from '../../catalog/catalog.module';
+import { UpstreamModule } from '../../upstream/upstream.module';
+import { JudgeClient } from './judge/judge-client';
+import { OutputProtections } from './output-protections';
+import { PromptInjectionCheck } from './prompt-injection.check';
+import { ProtectionsGuard } from './protections.guard';
 import { warmUpDetector } from './prompt-injection/detector';
 import { ProtectionsHealth, type ProtectionsHealthSnapshot } from './protections-health';
 
@@ -18,9 +23,23 @@ export class ProtectionsHealthController {
 
 /** Protections a request turns on with a tool definition (issue 6). */
 @Module({
+  imports: [CatalogModule, UpstreamModule],
   controllers: [ProtectionsHealthController],
-  providers: [ProtectionsHealth, PromptInjectionGuard],
-  exports: [ProtectionsHealth, PromptInjectionGuard],
+  providers: [
+    ProtectionsHealth,
+    JudgeClient,
+    PromptInjectionCheck,
+    ProtectionsGuard,
+    OutputProtections,
+  ],
+  // Guards are instantiated in the modules that use them: their dependencies go too.
+  exports: [
+    ProtectionsHealth,
+    ProtectionsGuard,
+    PromptInjectionCheck,
+    JudgeClient,
+    OutputProtections,
+  ],
 })
 export class ProtectionsModule implements OnModuleInit {
   /** Compiles the detector's patterns at boot, not on the first protected request. */

@@ -33,8 +33,46 @@ describe('chatProtections', () => {
         index: 1,
         schemaParam: 'tools[1].function.parameters',
         schema: SCHEMA,
+        description: undefined,
+        descriptionParam: 'tools[1].function.description',
       },
     ]);
+  });
+
+  it('finds a protection in the legacy functions field, and a function_call naming it', () => {
+    const legacy = {
+      messages: body.messages,
+      functions: [
+        { name: 'lookup', parameters: {} },
+        { name: PROMPT_INJECTION_TOOL, description: 'policy', parameters: SCHEMA },
+      ],
+      function_call: { name: PROMPT_INJECTION_TOOL },
+    };
+    expect(chatProtections.tools(legacy, NAMES)).toEqual([
+      {
+        name: PROMPT_INJECTION_TOOL,
+        field: 'functions',
+        index: 1,
+        schemaParam: 'functions[1].parameters',
+        schema: SCHEMA,
+        description: 'policy',
+        descriptionParam: 'functions[1].description',
+      },
+    ]);
+    expect(chatProtections.toolChoiceNames(legacy)).toEqual([PROMPT_INJECTION_TOOL]);
+    const found = chatProtections.tools(legacy, NAMES);
+    expect(stripProtectionTools(legacy, found)).toBe(true);
+    expect(legacy.functions).toEqual([{ name: 'lookup', parameters: {} }]);
+    expect(legacy.function_call).toEqual({ name: PROMPT_INJECTION_TOOL });
+  });
+
+  it('drops functions and function_call when only the protection was there', () => {
+    const legacy: Record<string, unknown> = {
+      functions: [{ name: PROMPT_INJECTION_TOOL, parameters: SCHEMA }],
+      function_call: 'auto',
+    };
+    expect(stripProtectionTools(legacy, chatProtections.tools(legacy, NAMES))).toBe(true);
+    expect(legacy).toEqual({});
   });
 
   it('lists user turns and tool results with where they are', () => {

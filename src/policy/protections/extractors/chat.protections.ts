@@ -29,6 +29,22 @@ export const chatProtections: ProtectionExtractor = {
           index,
           schemaParam: `tools[${index}].function.parameters`,
           schema: tool.function.parameters,
+          description: tool.function.description,
+          descriptionParam: `tools[${index}].function.description`,
+        });
+      }
+    });
+    // The legacy `functions` field turns a protection on just the same.
+    asArray(body.functions).forEach((fn, index) => {
+      if (isRecord(fn) && typeof fn.name === 'string' && names.includes(fn.name)) {
+        found.push({
+          name: fn.name,
+          field: 'functions',
+          index,
+          schemaParam: `functions[${index}].parameters`,
+          schema: fn.parameters,
+          description: fn.description,
+          descriptionParam: `functions[${index}].description`,
         });
       }
     });
@@ -40,6 +56,9 @@ export const chatProtections: ProtectionExtractor = {
       return [];
     }
     const names: string[] = [];
+    if (isRecord(body.function_call) && typeof body.function_call.name === 'string') {
+      names.push(body.function_call.name);
+    }
     const choice = body.tool_choice;
     if (isRecord(choice)) {
       if (isRecord(choice.function) && typeof choice.function.name === 'string') {

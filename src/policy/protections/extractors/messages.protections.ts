@@ -78,6 +78,8 @@ export const messagesProtections: ProtectionExtractor = {
           index,
           schemaParam: `tools[${index}].input_schema`,
           schema: tool.input_schema,
+          description: tool.description,
+          descriptionParam: `tools[${index}].description`,
         });
       }
     });

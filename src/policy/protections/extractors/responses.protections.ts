@@ -29,6 +29,8 @@ export const responsesProtections: ProtectionExtractor = {
           index,
           schemaParam: `tools[${index}].parameters`,
           schema: tool.parameters,
+          description: tool.description,
+          descriptionParam: `tools[${index}].description`,
         });
       }
     });

@@ -1,0 +1,246 @@
+import { Injectable } from '@nestjs/common';
+import { fromEvent, takeUntil } from 'rxjs';
+import type { CatalogModel, ModelPricing } from '../../../catalog/catalog.types';
+import { CatalogService } from '../../../catalog/catalog.service';
+import { GatewayError } from '../../../common/errors/gateway-errors';
+import { FlowControl } from '../../../common/sse/flow-control';
+import { collectResponse } from '../../../core/accumulate';
+import type { CanonicalRequest, CanonicalUsage } from '../../../core/canonical';
+import type { CallContext, UpstreamProvider } from '../../../upstream/provider.interface';
+import { ProviderRegistry } from '../../../upstream/provider-registry';
+import { invalidSetting } from '../protection-settings';
+
+/** A judging call: one system text, one user text, a short answer. */
+export interface JudgeCall {
+  modelId: string;
+  system: string;
+  user: string;
+  timeoutMs: number;
+  maxOutputTokens?: number;
+  requestId: string;
+  /** Aborts the call, e.g. when the client went away. */
+  signal?: AbortSignal;
+}
+
+/** The judge's answer text, with what it cost (never added to the client's usage). */
+export interface JudgeResult {
+  text: string;
+  /** Catalog id of the judge model. */
+  model: string;
+  usage: CanonicalUsage;
+  costUsd: number;
+  latencyMs: number;
+}
+
+export type JudgeErrorKind = 'timeout' | 'upstream' | 'aborted';
+
+/** A judge call that produced no answer. The message is safe to log: it holds no content. */
+export class JudgeError extends Error {
+  constructor(
+    readonly kind: JudgeErrorKind,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.name = 'JudgeError';
+  }
+}
+
+export const DEFAULT_JUDGE_MAX_OUTPUT_TOKENS = 300;
+/** Reasoning spends the same token budget before the verdict is written. */
+export const DEFAULT_REASONING_JUDGE_MAX_OUTPUT_TOKENS = 2000;
+
+/** What a usage costs at the model's prices (USD per million tokens). */
+export function costOf(usage: CanonicalUsage, pricing: ModelPricing): number {
+  const cached = usage.cachedInputTokens ?? 0;
+  const cacheWrite = usage.cacheWriteInputTokens ?? 0;
+  // Canonical input counts cached and cache-written tokens too (OpenAI semantics).
+  const fresh = Math.max(usage.inputTokens - cached - cacheWrite, 0);
+  const micro =
+    fresh * pricing.input +
+    cached * (pricing.cachedInput ?? pricing.input) +
+    cacheWrite * (pricing.cacheWrite ?? pricing.input) +
+    usage.outputTokens * pricing.output;
+  return micro / 1_000_000;
+}
+
+/** Why an error ended a judge call, without its text (an upstream may echo the prompt). */
+function describe(e: unknown): string {
+  if (e instanceof GatewayError) {
+    return e.code === null ? `HTTP ${e.status}` : `HTTP ${e.status} ${e.code}`;
+  }
+  return e instanceof Error ? e.name : 'unknown error';
+}
+
+/** OpenAI reasoning models reject sampling parameters and need a reasoning budget. */
+function isOpenAiReasoning(model: CatalogModel): boolean {
+  return model.capabilities.reasoning && model.provider.kind === 'openai';
+}
+
+/**
+ * Calls a catalog model as a judge through its provider's translation path
+ * (`generate`), outside any client request's accounting. Used by the protections that
+ * ask a second model for a verdict.
+ */
+@Injectable()
+export class JudgeClient {
+  constructor(
+    private readonly catalog: CatalogService,
+    private readonly providers: ProviderRegistry,
+  ) {}
+
+  /**
+   * The catalog model for a judge setting: a 400 (`invalid_protection_settings`, naming
+   * `param`) when it is unknown, its provider is unavailable, or it cannot be generated
+   * through its provider's translation path.
+   */
+  resolve(modelId: string, param: string): CatalogModel {
+    return this.lookup(modelId, param).model;
+  }
+
+  /** Runs one judge call; rejects with JudgeError on timeout, abort or any failure. */
+  async call(call: JudgeCall): Promise<JudgeResult> {
+    const started = Date.now();
+    if (call.signal?.aborted) {
+      throw new JudgeError('aborted', 'the judge call was cancelled before it started');
+    }
+    let target: { model: CatalogModel; provider: UpstreamProvider };
+    try {
+      target = this.lookup(call.modelId, 'model');
+    } catch (e) {
+      throw new JudgeError('upstream', `judge model '${call.modelId}' cannot be called`, {
+        cause: e,
+      });
+    }
+    const { model, provider } = target;
+    const controller = new AbortController();
+    const ctx: CallContext = {
+      requestId: call.requestId,
+      signal: controller.signal,
+      abort: () => controller.abort(),
+      flow: new FlowControl(),
+      clientHeaders: {},
+      droppedParams: [],
+    };
+    const request = judgeRequest(call, model);
+
+    return new Promise<JudgeResult>((resolve, reject) => {
+      let settled = false;
+      const settle = (error: JudgeError | undefined, result?: JudgeResult): void => {
+        if (settled) {
+          return;
+        }
+        settled = true;
+        clearTimeout(timer);
+        call.signal?.removeEventListener('abort', onAbort);
+        if (error) {
+          // Ends the subscription below (takeUntil) and the upstream request with it.
+          controller.abort();
+          reject(error);
+        } else {
+          resolve(result!);
+        }
+      };
+      const onAbort = (): void =>
+        settle(new JudgeError('aborted', `judge call to '${model.id}' was cancelled`));
+      const timer = setTimeout(
+        () =>
+          settle(
+            new JudgeError(
+              'timeout',
+              `judge model '${model.id}' did not answer within ${call.timeoutMs} ms`,
+            ),
+          ),
+        call.timeoutMs,
+      );
+      call.signal?.addEventListener('abort', onAbort, { once: true });
+
+      let answer: Promise<Awaited<ReturnType<typeof collectResponse>>>;
+      try {
+        answer = collectResponse(
+          provider.generate!(request, model, ctx).pipe(
+            takeUntil(fromEvent(controller.signal, 'abort')),
+          ),
+        );
+      } catch (e) {
+        // The translator refused the request (a 400 thrown before any call).
+        settle(
+          new JudgeError('upstream', `judge call to '${model.id}' failed: ${describe(e)}`, {
+            cause: e,
+          }),
+        );
+        return;
+      }
+      answer.then(
+        (response) => {
+          const text = response.content
+            .map((block) => (block.type === 'text' ? block.text : ''))
+            .join('');
+          settle(undefined, {
+            text,
+            model: model.id,
+            usage: response.usage,
+            costUsd: costOf(response.usage, model.pricing),
+            latencyMs: Date.now() - started,
+          });
+        },
+        (e: unknown) =>
+          settle(
+            new JudgeError('upstream', `judge call to '${model.id}' failed: ${describe(e)}`, {
+              cause: e,
+            }),
+          ),
+      );
+    });
+  }
+
+  private lookup(
+    modelId: string,
+    param: string,
+  ): { model: CatalogModel; provider: UpstreamProvider } {
+    const model = this.catalog.find(modelId);
+    if (!model) {
+      throw invalidSetting(param, `unknown model '${modelId}'; expected a catalog model id.`);
+    }
+    if (!model.provider.available) {
+      throw invalidSetting(
+        param,
+        `the provider of model '${modelId}' is not configured, so it cannot judge.`,
+      );
+    }
+    let provider: UpstreamProvider | undefined;
+    try {
+      provider = this.providers.get(model.provider);
+    } catch {
+      provider = undefined;
+    }
+    if (provider?.generate === undefined) {
+      throw invalidSetting(param, `model '${modelId}' cannot be called as a judge.`);
+    }
+    return { model, provider };
+  }
+}
+
+/** The canonical request of a judge call: deterministic, no tools, short. */
+function judgeRequest(call: JudgeCall, model: CatalogModel): CanonicalRequest {
+  const reasoning = isOpenAiReasoning(model);
+  const request: CanonicalRequest = {
+    model: model.id,
+    system: [{ type: 'text', text: call.system }],
+    messages: [{ role: 'user', parts: [{ type: 'text', text: call.user }] }],
+    tools: [],
+    maxOutputTokens:
+      call.maxOutputTokens ??
+      (reasoning ? DEFAULT_REASONING_JUDGE_MAX_OUTPUT_TOKENS : DEFAULT_JUDGE_MAX_OUTPUT_TOKENS),
+    stop: [],
+    stream: false,
+    source: undefined,
+    extra: {},
+  };
+  if (reasoning) {
+    request.reasoning = { effort: 'low' };
+  } else {
+    request.temperature = 0;
+  }
+  return request;
+}

@@ -1,0 +1,53 @@
+import type { GatewayResponse } from '../../common/request-context';
+
+export const PROTECTIONS_HEADER = 'x-gateway-protections';
+/** Tokens and cost of the protections' own model calls, never mixed into the client's usage. */
+export const PROTECTIONS_USAGE_HEADER = 'x-gateway-protections-usage';
+
+/** What a protection concluded; `pending` only in the headers of a stream still running. */
+export type ReportedVerdict = 'pass' | 'flagged' | 'blocked' | 'redacted' | 'pending';
+
+/** Printable ASCII without the header's own separators, at most `max` characters. */
+export function headerSafe(text: string, max = 200): string {
+  return text
+    .replace(/[^\x20-\x7e]+/g, ' ')
+    .replace(/[;,"\\]/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim()
+    .slice(0, max);
+}
+
+/**
+ * The `x-gateway-protections` value of one request: `name=verdict[;key=value]...` per
+ * protection, comma-separated, in the order the protections ran. A stream's headers leave
+ * before its outgoing protections decide, so they say `pending` there and the final value
+ * goes out as an HTTP trailer and an SSE comment (see OutputProtections).
+ */
+export class ProtectionReport {
+  private readonly entries = new Map<string, string>();
+
+  set(name: string, verdict: ReportedVerdict, details: Record<string, string | number> = {}): void {
+    let entry = `${name}=${verdict}`;
+    for (const [key, value] of Object.entries(details)) {
+      const text = String(value);
+      // Tokens as they are (`score=0.91`), free text quoted (`reason="off-topic answer"`).
+      entry += `;${key}=${/^[\w.:/-]+$/.test(text) ? text : `"${headerSafe(text)}"`}`;
+    }
+    this.entries.set(name, entry);
+  }
+
+  get empty(): boolean {
+    return this.entries.size === 0;
+  }
+
+  toString(): string {
+    return [...this.entries.values()].join(', ');
+  }
+
+  /** Sets the header unless the response already started. */
+  writeTo(res: GatewayResponse): void {
+    if (!this.empty && !res.headersSent) {
+      res.setHeader(PROTECTIONS_HEADER, this.toString());
+    }
+  }
+}

@@ -2,6 +2,7 @@ import { appConfig } from './app.config';
 import { authConfig } from './auth.config';
 import { catalogConfig } from './catalog.config';
 import { ConfigValidationError, validateEnvironment } from './index';
+import { protectionsConfig } from './protections.config';
 import { upstreamConfig } from './upstream.config';
 
 function problemsOf(env: Record<string, unknown>): string[] {
@@ -127,6 +128,55 @@ describe('validateEnvironment', () => {
   it('rejects a GATEWAY_API_KEYS that lists no key in production', () => {
     const problems = problemsOf({ NODE_ENV: 'production', GATEWAY_API_KEYS: ' , ,' });
     expect(problems).toEqual([expect.stringMatching(/^GATEWAY_API_KEYS: /)]);
+  });
+});
+
+describe('protections configuration', () => {
+  it('reads the protection defaults and forces every protection by name', () => {
+    const env = {
+      PROTECTIONS_FORCE: 'system_prompt_filter, shadow_agent_validation',
+      SHADOW_AGENT_MODEL: 'judge-mini',
+      SHADOW_AGENT_TIMEOUT_MS: '2500',
+      SYSTEM_PROMPT_FILTER_MIN_OVERLAP: '5',
+      PROMPT_INJECTION_DETECTOR_MODEL: 'judge-mini',
+    };
+    expect(validateEnvironment(env)).toBe(env);
+    const saved = process.env;
+    process.env = { ...env };
+    const config = (() => {
+      try {
+        return protectionsConfig();
+      } finally {
+        process.env = saved;
+      }
+    })();
+    expect(config).toEqual({
+      forced: ['system_prompt_filter', 'shadow_agent_validation'],
+      promptInjectionThreshold: 0.5,
+      promptInjectionDetectorModel: 'judge-mini',
+      systemPromptFilterMinOverlap: 5,
+      shadowAgentModel: 'judge-mini',
+      shadowAgentTimeoutMs: 2500,
+    });
+  });
+
+  it('requires SHADOW_AGENT_MODEL when the shadow agent is forced on', () => {
+    expect(problemsOf({ PROTECTIONS_FORCE: 'shadow_agent_validation' })).toEqual([
+      expect.stringContaining('SHADOW_AGENT_MODEL'),
+    ]);
+  });
+
+  it('rejects out-of-range filter and shadow defaults and unknown forced names', () => {
+    const named = problemsOf({
+      SYSTEM_PROMPT_FILTER_MIN_OVERLAP: '2',
+      SHADOW_AGENT_TIMEOUT_MS: '50',
+      PROTECTIONS_FORCE: 'pii_filter',
+    }).map((p) => p.split(':')[0]);
+    expect(named.sort()).toEqual([
+      'PROTECTIONS_FORCE',
+      'SHADOW_AGENT_TIMEOUT_MS',
+      'SYSTEM_PROMPT_FILTER_MIN_OVERLAP',
+    ]);
   });
 });
 

@@ -1,6 +1,15 @@
 import { registerAs } from '@nestjs/config';
 import { Expose, Type } from 'class-transformer';
-import { IsInt, IsNumber, IsOptional, IsString, Matches, Max, Min } from 'class-validator';
+import {
+  IsInt,
+  IsNumber,
+  IsOptional,
+  IsString,
+  Matches,
+  Max,
+  Min,
+  ValidateIf,
+} from 'class-validator';
 import { readNamespace } from './validate-env';
 
 /** Protections the gateway implements (issue 6); only these may be forced on. */
@@ -33,8 +42,21 @@ export class ProtectionsEnv {
   @Expose() @IsOptional() @IsString() PROMPT_INJECTION_DETECTOR_MODEL?: string;
   /** Shortest run of system-prompt words in the output that counts as a leak. */
   @Expose() @Type(() => Number) @IsInt() @Min(3) @Max(200) SYSTEM_PROMPT_FILTER_MIN_OVERLAP = 8;
-  /** Catalog model that judges answers when a request's `shadow_agent_validation` names none. */
-  @Expose() @IsOptional() @IsString() SHADOW_AGENT_MODEL?: string;
+  /**
+   * Catalog model that judges answers when a request's `shadow_agent_validation` names none;
+   * required when that protection is forced on.
+   */
+  @Expose()
+  @ValidateIf(
+    (env: ProtectionsEnv) =>
+      env.PROTECTIONS_FORCE?.includes('shadow_agent_validation') === true ||
+      env.SHADOW_AGENT_MODEL !== undefined,
+  )
+  @IsString({
+    message:
+      'SHADOW_AGENT_MODEL is required when PROTECTIONS_FORCE includes shadow_agent_validation',
+  })
+  SHADOW_AGENT_MODEL?: string;
   @Expose() @Type(() => Number) @IsInt() @Min(100) @Max(120_000) SHADOW_AGENT_TIMEOUT_MS = 10_000;
 }
 

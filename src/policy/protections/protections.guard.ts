@@ -162,15 +162,16 @@ export class ProtectionsGuard implements CanActivate {
       req.rawBody = undefined;
     }
     plans.set(req, plan);
-    if (plan.filter) {
-      plan.report.set(SYSTEM_PROMPT_FILTER_TOOL, 'pending');
-    }
-    if (plan.shadow) {
-      plan.report.set(SHADOW_AGENT_TOOL, 'pending');
-    }
     try {
       if (injection) {
         await this.injection.run(extractor.parts(body), injection, req, res, plan.report);
+      }
+      // Listed in the order they run; the services settle them once the answer is out.
+      if (plan.filter) {
+        plan.report.set(SYSTEM_PROMPT_FILTER_TOOL, 'pending');
+      }
+      if (plan.shadow) {
+        plan.report.set(SHADOW_AGENT_TOOL, 'pending');
       }
     } finally {
       // Set now, before anything is written: JSON, SSE and error responses all carry it.

@@ -1,4 +1,7 @@
-import { Controller, Get, Module, type OnModuleInit } from '@nestjs/common';
+import { Controller, Get, Logger, Module, type OnModuleInit } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
+import { CatalogService } from '../../catalog/catalog.service';
+import type { AllConfig } from '../../config';
 import { Public } from '../../auth/public.decorator';
 import { CatalogModule } from '../../catalog/catalog.module';
 import { UpstreamModule } from '../../upstream/upstream.module';
@@ -42,8 +45,38 @@ export class ProtectionsHealthController {
   ],
 })
 export class ProtectionsModule implements OnModuleInit {
-  /** Compiles the detector's patterns at boot, not on the first protected request. */
+  private readonly logger = new Logger('Protections');
+
+  constructor(
+    private readonly catalog: CatalogService,
+    private readonly judge: JudgeClient,
+    private readonly config: ConfigService<AllConfig, true>,
+  ) {}
+
+  /**
+   * Compiles the detector's patterns at boot, not on the first protected request, and
+   * checks the configured judge models: an unknown id stops the boot (every request using
+   * it would fail), one that cannot be called now (a provider without its key) is a warning.
+   */
   onModuleInit(): void {
     warmUpDetector();
+    const protections = this.config.get('protections', { infer: true });
+    const defaults = [
+      ['SHADOW_AGENT_MODEL', protections.shadowAgentModel],
+      ['PROMPT_INJECTION_DETECTOR_MODEL', protections.promptInjectionDetectorModel],
+    ] as const;
+    for (const [name, id] of defaults) {
+      if (id === undefined) {
+        continue;
+      }
+      if (this.catalog.find(id) === undefined) {
+        throw new Error(`${name}: '${id}' is not a model of the catalog.`);
+      }
+      try {
+        this.judge.resolve(id, name);
+      } catch (error) {
+        this.logger.warn(`${name}: ${(error as Error).message}`);
+      }
+    }
   }
 }

@@ -170,7 +170,7 @@ describe('protections configuration', () => {
     const named = problemsOf({
       SYSTEM_PROMPT_FILTER_MIN_OVERLAP: '2',
       SHADOW_AGENT_TIMEOUT_MS: '50',
-      PROTECTIONS_FORCE: 'pii_filter',
+      PROTECTIONS_FORCE: 'not a list!',
     }).map((p) => p.split(':')[0]);
     expect(named.sort()).toEqual([
       'PROTECTIONS_FORCE',

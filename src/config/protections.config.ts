@@ -12,17 +12,8 @@ import {
 } from 'class-validator';
 import { readNamespace } from './validate-env';
 
-/** Protections the gateway implements (issue 6); only these may be forced on. */
-export const PROTECTION_NAMES = [
-  'prompt_injection_protection',
-  'system_prompt_filter',
-  'shadow_agent_validation',
-] as const;
-export type ProtectionName = (typeof PROTECTION_NAMES)[number];
-
-const FORCE_LIST = new RegExp(
-  `^\\s*(${PROTECTION_NAMES.join('|')})(\\s*,\\s*(${PROTECTION_NAMES.join('|')}))*\\s*$`,
-);
+/** A comma-separated list of protection names; the protection registry checks them at boot. */
+const FORCE_LIST = /^\s*[a-z][a-z0-9_]*(\s*,\s*[a-z][a-z0-9_]*)*\s*$/;
 
 /**
  * Protections turned on by operators: forced for all traffic (as if every request carried
@@ -33,7 +24,7 @@ export class ProtectionsEnv {
   @IsOptional()
   @IsString()
   @Matches(FORCE_LIST, {
-    message: `PROTECTIONS_FORCE must be a comma-separated list of: ${PROTECTION_NAMES.join(', ')}`,
+    message: 'PROTECTIONS_FORCE must be a comma-separated list of protection names',
   })
   PROTECTIONS_FORCE?: string;
   /** Score at or above which a part counts as an injection (0..1). */
@@ -61,7 +52,8 @@ export class ProtectionsEnv {
 }
 
 export interface ProtectionsConfig {
-  forced: ProtectionName[];
+  /** Names of the protections forced on (checked against the registered ones at boot). */
+  forced: string[];
   promptInjectionThreshold: number;
   promptInjectionDetectorModel?: string;
   systemPromptFilterMinOverlap: number;
@@ -69,12 +61,11 @@ export interface ProtectionsConfig {
   shadowAgentTimeoutMs: number;
 }
 
-export function parseForced(value: string | undefined): ProtectionName[] {
+export function parseForced(value: string | undefined): string[] {
   if (value === undefined) {
     return [];
   }
-  const names = value.split(',').map((s) => s.trim());
-  return PROTECTION_NAMES.filter((n) => names.includes(n));
+  return [...new Set(value.split(',').map((s) => s.trim()))].filter((s) => s !== '');
 }
 
 export const protectionsConfig = registerAs('protections', (): ProtectionsConfig => {

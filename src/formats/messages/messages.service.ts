@@ -16,7 +16,8 @@ import { ProviderRegistry } from '../../upstream/provider-registry';
 import { parseUpstreamObject } from '../../upstream/upstream-body';
 import { messagesProtections } from '../../policy/protections/extractors/messages.protections';
 import { OutputProtections } from '../../policy/protections/output-protections';
-import { PROTECTION_TOOLS, stripProtectionTools } from '../../policy/protections/protection-facts';
+import { stripProtectionTools } from '../../policy/protections/protection-facts';
+import { ProtectionRegistry } from '../../policy/protections/protection-registry';
 import { AnthropicProvider } from '../../upstream/providers/anthropic/anthropic.provider';
 import {
   rejectHostedTools,
@@ -40,6 +41,7 @@ export class MessagesService {
     private readonly catalog: CatalogService,
     private readonly providers: ProviderRegistry,
     private readonly outputs: OutputProtections,
+    private readonly protections: ProtectionRegistry,
     config: ConfigService<AllConfig, true>,
   ) {
     this.keepaliveMs = config.get('app', { infer: true }).sseKeepaliveMs;
@@ -78,7 +80,7 @@ export class MessagesService {
   ): Promise<unknown> {
     const { model, provider } = this.route(body.model, req);
     // Protection tools never reach the model, so they count no tokens.
-    if (stripProtectionTools(body, messagesProtections.tools(body, PROTECTION_TOOLS))) {
+    if (stripProtectionTools(body, messagesProtections.tools(body, this.protections.toolNames()))) {
       req.rawBody = undefined;
     }
     if (provider instanceof AnthropicProvider) {

@@ -1,13 +1,9 @@
-import { PROTECTION_NAMES } from '../../config/protections.config';
 import type { PartSource } from './prompt-injection/detector';
 import { asArray, isRecord } from '../../limits/extractors/read';
 
 export const PROMPT_INJECTION_TOOL = 'prompt_injection_protection';
 export const SYSTEM_PROMPT_FILTER_TOOL = 'system_prompt_filter';
 export const SHADOW_AGENT_TOOL = 'shadow_agent_validation';
-/** Every protection a tool definition can turn on, in the order they run. */
-export const PROTECTION_TOOLS = PROTECTION_NAMES;
-export type ProtectionToolName = (typeof PROTECTION_NAMES)[number];
 
 /** A protection tool found in the request's `tools`. */
 export interface ProtectionTool {

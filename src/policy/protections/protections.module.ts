@@ -1,5 +1,6 @@
 import { Controller, Get, Logger, Module, type OnModuleInit } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
+import { DiscoveryModule } from '@nestjs/core';
 import { CatalogService } from '../../catalog/catalog.service';
 import type { AllConfig } from '../../config';
 import { Public } from '../../auth/public.decorator';
@@ -9,6 +10,10 @@ import { JudgeClient } from './judge/judge-client';
 import { OutputProtections } from './output-protections';
 import { PromptInjectionCheck } from './prompt-injection.check';
 import { ProtectionsGuard } from './protections.guard';
+import { ProtectionRegistry } from './protection-registry';
+import { PromptInjectionProtection } from './prompt-injection/prompt-injection.protection';
+import { ShadowAgentProtection } from './shadow-agent/shadow-agent.protection';
+import { SystemPromptFilterProtection } from './system-prompt-filter/system-prompt-filter.protection';
 import { warmUpDetector } from './prompt-injection/detector';
 import { ProtectionsHealth, type ProtectionsHealthSnapshot } from './protections-health';
 
@@ -26,23 +31,22 @@ export class ProtectionsHealthController {
 
 /** Protections a request turns on with a tool definition (issue 6). */
 @Module({
-  imports: [CatalogModule, UpstreamModule],
+  imports: [CatalogModule, UpstreamModule, DiscoveryModule],
   controllers: [ProtectionsHealthController],
   providers: [
     ProtectionsHealth,
     JudgeClient,
     PromptInjectionCheck,
+    ProtectionRegistry,
     ProtectionsGuard,
     OutputProtections,
+    // The protections; the registry finds them by their @RegisterProtection mark.
+    PromptInjectionProtection,
+    SystemPromptFilterProtection,
+    ShadowAgentProtection,
   ],
   // Guards are instantiated in the modules that use them: their dependencies go too.
-  exports: [
-    ProtectionsHealth,
-    ProtectionsGuard,
-    PromptInjectionCheck,
-    JudgeClient,
-    OutputProtections,
-  ],
+  exports: [ProtectionsHealth, ProtectionsGuard, ProtectionRegistry, OutputProtections],
 })
 export class ProtectionsModule implements OnModuleInit {
   private readonly logger = new Logger('Protections');

@@ -1,0 +1,53 @@
+import { Injectable } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
+import type { AllConfig } from '../../../config';
+import {
+  type InjectionSettings,
+  defaultInjectionSettings,
+  parseInjectionSettings,
+} from '../injection-settings';
+import { JudgeClient } from '../judge/judge-client';
+import { type Protection, type ProtectionContext, RegisterProtection } from '../protection';
+import { type LabeledPart, PROMPT_INJECTION_TOOL, type ProtectionTool } from '../protection-facts';
+import { PromptInjectionCheck } from '../prompt-injection.check';
+
+/** `prompt_injection_protection`: scans what the client sent before the upstream call. */
+@RegisterProtection({ order: 10 })
+@Injectable()
+export class PromptInjectionProtection implements Protection<InjectionSettings> {
+  readonly name = PROMPT_INJECTION_TOOL;
+  private readonly defaults: InjectionSettings;
+
+  constructor(
+    private readonly scanner: PromptInjectionCheck,
+    private readonly judge: JudgeClient,
+    config: ConfigService<AllConfig, true>,
+  ) {
+    const protections = config.get('protections', { infer: true });
+    this.defaults = defaultInjectionSettings(
+      protections.promptInjectionThreshold,
+      protections.promptInjectionDetectorModel,
+    );
+  }
+
+  settings(tool: ProtectionTool | undefined): InjectionSettings {
+    const settings = tool
+      ? parseInjectionSettings(tool.schema, tool.schemaParam, this.defaults)
+      : this.defaults;
+    if (settings.detectorModel !== undefined) {
+      this.judge.resolve(
+        settings.detectorModel,
+        settings.detectorModelParam ?? 'PROMPT_INJECTION_DETECTOR_MODEL',
+      );
+    }
+    return settings;
+  }
+
+  check(
+    settings: InjectionSettings,
+    parts: () => LabeledPart[],
+    ctx: ProtectionContext,
+  ): Promise<void> {
+    return this.scanner.run(parts(), settings, ctx.req, ctx.res, ctx.report);
+  }
+}

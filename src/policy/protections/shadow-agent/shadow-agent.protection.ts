@@ -1,0 +1,93 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
+import type { MonoTypeOperatorFunction } from 'rxjs';
+import { InvalidRequestError } from '../../../common/errors/gateway-errors';
+import type { AllConfig } from '../../../config';
+import type { CanonicalEvent } from '../../../core/canonical';
+import { JudgeClient } from '../judge/judge-client';
+import { type OutputContext, type Protection, RegisterProtection } from '../protection';
+import { type ProtectionTool, SHADOW_AGENT_TOOL } from '../protection-facts';
+import { recordProtectionUsage } from '../protection-usage';
+import { ProtectionsHealth } from '../protections-health';
+import { shadowContextOf } from './prompt';
+import { type ShadowSettings, defaultShadowSettings, parseShadowSettings } from './settings';
+import { makeShadowJudge } from './shadow-agent';
+import { type ShadowOutcome, shadowValidation } from './shadow-agent.operator';
+
+type ResolvedShadowSettings = ShadowSettings & { model: string };
+
+/** `shadow_agent_validation`: a second catalog model judges the answer before it is let out. */
+@RegisterProtection({ order: 30 })
+@Injectable()
+export class ShadowAgentProtection implements Protection<ResolvedShadowSettings> {
+  readonly name = SHADOW_AGENT_TOOL;
+  private readonly logger = new Logger('Protections');
+  private readonly defaults: ShadowSettings;
+
+  constructor(
+    private readonly judge: JudgeClient,
+    private readonly health: ProtectionsHealth,
+    config: ConfigService<AllConfig, true>,
+  ) {
+    const protections = config.get('protections', { infer: true });
+    this.defaults = defaultShadowSettings(
+      protections.shadowAgentModel,
+      protections.shadowAgentTimeoutMs,
+    );
+  }
+
+  settings(tool: ProtectionTool | undefined): ResolvedShadowSettings {
+    const settings = tool
+      ? parseShadowSettings(
+          tool.schema,
+          tool.schemaParam,
+          tool.description,
+          tool.descriptionParam ?? 'tools',
+          this.defaults,
+        )
+      : this.defaults;
+    if (settings.model === undefined) {
+      throw new InvalidRequestError(
+        `'${this.name}' needs a judge model: set a 'model' setting in the tool's schema (the operator configured no SHADOW_AGENT_MODEL).`,
+        tool?.schemaParam ?? 'tools',
+        'invalid_protection_settings',
+      );
+    }
+    this.judge.resolve(settings.model, settings.modelParam ?? 'SHADOW_AGENT_MODEL');
+    return { ...settings, model: settings.model };
+  }
+
+  output(
+    settings: ResolvedShadowSettings,
+    ctx: OutputContext,
+  ): MonoTypeOperatorFunction<CanonicalEvent> {
+    const { req, report } = ctx;
+    const judge = makeShadowJudge(
+      this.judge,
+      settings,
+      shadowContextOf(ctx.request),
+      req.ctx.requestId,
+    );
+    return shadowValidation(settings, judge, (outcome: ShadowOutcome) => {
+      if (outcome.judge) {
+        recordProtectionUsage(req, this.name, outcome.judge);
+      }
+      if (outcome.verdict === 'error') {
+        this.health.recordError(this.name);
+      }
+      this.health.record(this.name, outcome.decision);
+      const details: Record<string, string> = {};
+      if (outcome.verdict === 'error') {
+        details.error = outcome.error ?? 'judge failed';
+      } else if (outcome.decision !== 'pass' && outcome.reason) {
+        details.reason = outcome.reason;
+      }
+      report.set(this.name, outcome.decision, details);
+      if (outcome.decision !== 'pass' || outcome.verdict === 'error') {
+        this.logger.warn(
+          `${this.name} ${outcome.decision} request ${req.ctx.requestId}: verdict=${outcome.verdict} scope=${settings.scope} model=${settings.model}${outcome.error ? ` error=${outcome.error}` : ''}`,
+        );
+      }
+    });
+  }
+}

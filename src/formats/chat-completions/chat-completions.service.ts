@@ -62,9 +62,9 @@ export class ChatCompletionsService {
     }
     rejectHostedTools(body.tools, (t) => t.type === 'function', path.model, isProtected);
     const request = decodeChatRequest(body);
-    const protect = this.outputs.prepare(req, res, request, model);
-    const events = await startCanonical(provider, request, path.model, ctx, res);
-    return this.viaCanonical(body, req, res, model, protect ? events.pipe(protect) : events, ctx);
+    const output = this.outputs.prepare(req, res, request, model);
+    const events = await startCanonical(provider, request, path.model, ctx, res, output);
+    return this.viaCanonical(body, req, res, model, events, ctx);
   }
 
   /** Same-format fast path: forward the client's body, relay the upstream's bytes. */

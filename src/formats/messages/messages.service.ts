@@ -63,9 +63,9 @@ export class MessagesService {
       isProtected,
     );
     const request = decodeMessagesRequest(body);
-    const protect = this.outputs.prepare(req, res, request, model);
-    const events = await startCanonical(provider, request, path.model, ctx, res);
-    return this.viaCanonical(body, req, res, model, protect ? events.pipe(protect) : events, ctx);
+    const output = this.outputs.prepare(req, res, request, model);
+    const events = await startCanonical(provider, request, path.model, ctx, res, output);
+    return this.viaCanonical(body, req, res, model, events, ctx);
   }
 
   /**

@@ -101,9 +101,9 @@ export class ResponsesService {
     rejectHostedTools(body.tools, (t) => t.type === 'function', path.model, isProtected);
     const ctx = createCallContext(req, res);
     const request = decodeResponsesRequest(body);
-    const protect = this.outputs.prepare(req, res, request, model);
-    const events = await startCanonical(provider, request, path.model, ctx, res);
-    return this.viaCanonical(body, req, res, model, protect ? events.pipe(protect) : events, ctx);
+    const output = this.outputs.prepare(req, res, request, model);
+    const events = await startCanonical(provider, request, path.model, ctx, res, output);
+    return this.viaCanonical(body, req, res, model, events, ctx);
   }
 
   /** Same-format fast path: forward the client's body, relay the upstream's events. */

@@ -7,6 +7,7 @@ import { endWith, streamIncompleteError } from '../../common/sse/stream-end';
 import type { CanonicalEvent, CanonicalRequest, WireFormat } from '../../core/canonical';
 import type { CallContext, UpstreamProvider } from '../../upstream/provider.interface';
 import type { ProviderRegistry } from '../../upstream/provider-registry';
+import type { ProtectedOutput } from '../../policy/protections/output-protections';
 import { responsesRoute } from '../responses/responses.route';
 
 export const DROPPED_PARAMS_HEADER = 'x-gateway-dropped-params';
@@ -113,6 +114,7 @@ export function rejectHostedTools(
  * sets `x-gateway-dropped-params`, and for a stream waits for the first event so that an
  * upstream error before it still gets its own status and envelope, not an in-band error.
  * A source that completes without `message_stop` fails (see {@link requireMessageStop}).
+ * `output`: the request's outgoing protections, applied to the events once started.
  */
 export async function startCanonical(
   provider: UpstreamProvider,
@@ -120,13 +122,24 @@ export async function startCanonical(
   model: CatalogModel,
   ctx: CallContext,
   res: GatewayResponse,
+  output?: ProtectedOutput,
 ): Promise<Observable<CanonicalEvent>> {
   const events = requireMessageStop(provider.generate!(request, model, ctx));
   const dropped = ctx.droppedParams ?? [];
   if (dropped.length > 0) {
     res.setHeader(DROPPED_PARAMS_HEADER, [...new Set(dropped)].join(', '));
   }
-  return request.stream && model.upstreamApi !== 'local' ? whenStarted(events) : events;
+  if (output === undefined) {
+    return request.stream && model.upstreamApi !== 'local' ? whenStarted(events) : events;
+  }
+  try {
+    const started =
+      request.stream && model.upstreamApi !== 'local' ? await whenStarted(events) : events;
+    return started.pipe(output.protect);
+  } catch (error) {
+    output.failed();
+    throw error;
+  }
 }
 
 /**

@@ -11,6 +11,14 @@ import {
 import { protectionUsageHeader, writeProtectionUsage } from './protection-usage';
 import { protectionPlanOf } from './protections.guard';
 
+/** The outgoing protections of one answer, as the canonical path runs them. */
+export interface ProtectedOutput {
+  /** The operator over the answer's events (applied once the upstream answered). */
+  protect: MonoTypeOperatorFunction<CanonicalEvent>;
+  /** The answer failed before `protect` ran: settles the verdicts as `error`. */
+  failed(): void;
+}
+
 /**
  * Runs the outgoing steps of a request's protections: operators over the canonical events
  * of the answer, between the upstream and the format's encoder. A request with any is
@@ -26,15 +34,14 @@ export class OutputProtections {
 
   /**
    * Prepares the outgoing protections of a decoded request (call before it goes upstream:
-   * a protection may adjust it) and returns the operator for its events, or undefined when
-   * none is on.
+   * a protection may adjust it); undefined when none is on.
    */
   prepare(
     req: GatewayRequest,
     res: GatewayResponse,
     request: CanonicalRequest,
     model: CatalogModel,
-  ): MonoTypeOperatorFunction<CanonicalEvent> | undefined {
+  ): ProtectedOutput | undefined {
     const plan = protectionPlanOf(req);
     if (plan === undefined || plan.outgoing.length === 0) {
       return undefined;
@@ -43,15 +50,26 @@ export class OutputProtections {
     const steps = plan.outgoing.map(({ protection, settings }) =>
       protection.output!(settings, ctx),
     );
-    if (request.stream) {
-      // A stream's headers leave before the verdicts: the final ones follow as trailers.
-      res.setHeader('trailer', `${PROTECTIONS_HEADER}, ${PROTECTIONS_USAGE_HEADER}`);
-    }
     const publish = (): void => publishVerdicts(plan.report, req, res);
-    return (events: Observable<CanonicalEvent>) =>
-      steps
-        .reduce((source, step) => source.pipe(step), events)
-        .pipe(tap({ complete: publish, error: publish }));
+    const failed = (): void => {
+      // An answer that failed has no verdict to wait for.
+      plan.report.settlePending('error');
+      publish();
+    };
+    return {
+      failed,
+      protect: (events: Observable<CanonicalEvent>) => {
+        if (request.stream) {
+          // A stream's headers leave before the verdicts: the final ones follow as trailers.
+          // Declared only once the stream started: an error before it is a plain JSON body,
+          // which cannot carry trailers.
+          res.setHeader('trailer', `${PROTECTIONS_HEADER}, ${PROTECTIONS_USAGE_HEADER}`);
+        }
+        return steps
+          .reduce((source, step) => source.pipe(step), events)
+          .pipe(tap({ complete: publish, error: failed }));
+      },
+    };
   }
 }
 

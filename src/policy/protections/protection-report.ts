@@ -4,8 +4,11 @@ export const PROTECTIONS_HEADER = 'x-gateway-protections';
 /** Tokens and cost of the protections' own model calls, never mixed into the client's usage. */
 export const PROTECTIONS_USAGE_HEADER = 'x-gateway-protections-usage';
 
-/** What a protection concluded; `pending` only in the headers of a stream still running. */
-export type ReportedVerdict = 'pass' | 'flagged' | 'blocked' | 'redacted' | 'pending';
+/**
+ * What a protection concluded; `pending` only in the headers of a stream still running,
+ * `error` when the answer failed before the protection could decide.
+ */
+export type ReportedVerdict = 'pass' | 'flagged' | 'blocked' | 'redacted' | 'pending' | 'error';
 
 /** Printable ASCII without the header's own separators, at most `max` characters. */
 export function headerSafe(text: string, max = 200): string {
@@ -25,6 +28,7 @@ export function headerSafe(text: string, max = 200): string {
  */
 export class ProtectionReport {
   private readonly entries = new Map<string, string>();
+  private readonly pending = new Set<string>();
 
   set(name: string, verdict: ReportedVerdict, details: Record<string, string | number> = {}): void {
     let entry = `${name}=${verdict}`;
@@ -34,6 +38,18 @@ export class ProtectionReport {
       entry += `;${key}=${/^[\w.:/-]+$/.test(text) ? text : `"${headerSafe(text)}"`}`;
     }
     this.entries.set(name, entry);
+    if (verdict === 'pending') {
+      this.pending.add(name);
+    } else {
+      this.pending.delete(name);
+    }
+  }
+
+  /** Gives every protection still `pending` this verdict. */
+  settlePending(verdict: Exclude<ReportedVerdict, 'pending'>): void {
+    for (const name of [...this.pending]) {
+      this.set(name, verdict);
+    }
   }
 
   get empty(): boolean {

@@ -242,6 +242,13 @@ describe('JudgeClient against an OpenAI-compatible upstream on loopback', () => 
     expect(body).not.toHaveProperty('tools');
   });
 
+  it('never gives a reasoning model less than its reasoning budget', async () => {
+    // The injection detector asks for 100 tokens: low-effort reasoning alone may spend them.
+    await call({ modelId: 'judge-reasoner', maxOutputTokens: 100 });
+    await call({ modelId: 'judge-reasoner', maxOutputTokens: 5000 });
+    expect(upstream.received.map((r) => r.body.max_completion_tokens)).toEqual([2000, 5000]);
+  });
+
   it('times out within about timeoutMs and cancels the upstream request', async () => {
     upstream.mode = 'hang';
     const started = Date.now();

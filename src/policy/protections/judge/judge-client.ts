@@ -16,6 +16,11 @@ export interface JudgeCall {
   system: string;
   user: string;
   timeoutMs: number;
+  /**
+   * Budget of the answer. An OpenAI reasoning model spends its reasoning from the same
+   * budget, so it gets at least {@link DEFAULT_REASONING_JUDGE_MAX_OUTPUT_TOKENS}: a short
+   * budget would be used up before the verdict is written.
+   */
   maxOutputTokens?: number;
   requestId: string;
   /** Aborts the call, e.g. when the client went away. */
@@ -229,9 +234,9 @@ function judgeRequest(call: JudgeCall, model: CatalogModel): CanonicalRequest {
     system: [{ type: 'text', text: call.system }],
     messages: [{ role: 'user', parts: [{ type: 'text', text: call.user }] }],
     tools: [],
-    maxOutputTokens:
-      call.maxOutputTokens ??
-      (reasoning ? DEFAULT_REASONING_JUDGE_MAX_OUTPUT_TOKENS : DEFAULT_JUDGE_MAX_OUTPUT_TOKENS),
+    maxOutputTokens: reasoning
+      ? Math.max(call.maxOutputTokens ?? 0, DEFAULT_REASONING_JUDGE_MAX_OUTPUT_TOKENS)
+      : (call.maxOutputTokens ?? DEFAULT_JUDGE_MAX_OUTPUT_TOKENS),
     stop: [],
     stream: false,
     source: undefined,

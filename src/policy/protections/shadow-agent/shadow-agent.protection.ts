@@ -61,16 +61,29 @@ export class ShadowAgentProtection implements Protection<ResolvedShadowSettings>
     settings: ResolvedShadowSettings,
     ctx: OutputContext,
   ): MonoTypeOperatorFunction<CanonicalEvent> {
-    const { req, report } = ctx;
+    const { req, res, report } = ctx;
+    // A client that leaves cancels the judge: an unstreamed answer's events are never
+    // unsubscribed, so the judge would otherwise run (and bill) until its timeout.
+    const gone = new AbortController();
+    res.once('close', () => {
+      if (!res.writableFinished) {
+        gone.abort();
+      }
+    });
     const judge = makeShadowJudge(
       this.judge,
       settings,
       shadowContextOf(ctx.request),
       req.ctx.requestId,
+      gone.signal,
     );
     return shadowValidation(settings, judge, (outcome: ShadowOutcome) => {
       if (outcome.judge) {
         recordProtectionUsage(req, this.name, outcome.judge);
+      }
+      if (outcome.verdict === 'error' && gone.signal.aborted) {
+        // Cancelled for a client that left: no verdict to count, as for a stream.
+        return;
       }
       if (outcome.verdict === 'error') {
         this.health.recordError(this.name);

@@ -78,4 +78,30 @@ describe('makeShadowJudge', () => {
       makeShadowJudge(client, SETTINGS, CONTEXT, 'r')(CANDIDATE, new AbortController().signal),
     ).rejects.toBe(failure);
   });
+
+  it('cancels the call when the client goes away, as when the operator aborts', async () => {
+    const calls: JudgeCall[] = [];
+    const client = {
+      call: (call: JudgeCall) => {
+        calls.push(call);
+        return new Promise<JudgeResult>((_resolve, reject) =>
+          call.signal?.addEventListener('abort', () => reject(new Error('aborted'))),
+        );
+      },
+    } as unknown as JudgeClient;
+    for (const who of ['client', 'operator'] as const) {
+      const gone = new AbortController();
+      const operator = new AbortController();
+      const pending = makeShadowJudge(
+        client,
+        SETTINGS,
+        CONTEXT,
+        'r',
+        gone.signal,
+      )(CANDIDATE, operator.signal);
+      expect(calls[calls.length - 1].signal?.aborted).toBe(false);
+      (who === 'client' ? gone : operator).abort();
+      await expect(pending).rejects.toThrow('aborted');
+    }
+  });
 });

@@ -6,13 +6,17 @@ import type { ShadowSettings } from './settings';
 /**
  * The judge of one request: asks `settings.model` about a candidate against the request's
  * system prompt, last user turn and policy. An answer without a verdict rejects with
- * UnparseableVerdictError, which still carries the call's usage and cost.
+ * UnparseableVerdictError, which still carries the call's usage and cost. `clientGone`
+ * (aborted when the client's connection closes) cancels the call too: an unstreamed
+ * answer's events are never unsubscribed, so the operator's own signal alone would let the
+ * judge run, and bill, until its timeout for a client that is no longer there.
  */
 export function makeShadowJudge(
   client: JudgeClient,
   settings: ShadowSettings & { model: string },
   context: ShadowContext,
   requestId: string,
+  clientGone?: AbortSignal,
 ): ShadowJudge {
   return async (candidate, signal) => {
     const prompt = buildJudgePrompt(context, settings.policy, candidate, settings.scope);
@@ -22,7 +26,7 @@ export function makeShadowJudge(
       user: prompt.user,
       timeoutMs: settings.timeoutMs,
       requestId,
-      signal,
+      signal: clientGone ? AbortSignal.any([signal, clientGone]) : signal,
     });
     const verdict = parseVerdict(judge.text);
     if (!verdict) {

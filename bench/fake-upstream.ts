@@ -11,6 +11,9 @@
  * when `stream_options.include_usage` is set (the gateway sets it on every chat upstream
  * call it translates to), and the Responses `response.completed` snapshot.
  *
+ * A chat request for JUDGE_MODEL is a protection's judge call (the gateway's
+ * `shadow_agent_validation`): its answer's text is JUDGE_VERDICT instead of the fixed words.
+ *
  * It can be imported (`startFakeUpstream`) or run as a child process (see the bottom of
  * this file). run.ts uses the child form so that the upstream has its own event loop:
  * otherwise its work would share a thread with the load generator and distort both the
@@ -51,6 +54,11 @@ interface RequestSummary {
   maxOutputTokens: number | null;
   promptChars: number;
 }
+
+/** The model run.ts's catalog names as the shadow agent's judge. */
+export const JUDGE_MODEL = 'bench-judge';
+/** What the judge always answers: let the answer through. */
+export const JUDGE_VERDICT = '{"verdict":"allow","reason":"ok"}';
 
 const PROMPT_TOKENS_PER_CHAR = 0.25;
 const CREATED = 1_767_225_600; // fixed, so that every answer has the same size
@@ -106,6 +114,11 @@ function usage(req: RequestSummary, completionTokens: number): Record<string, un
   };
 }
 
+/** The text of a whole answer: the stream's words, or the judge's verdict. */
+function answerText(req: RequestSummary, opts: FakeUpstreamOptions): string {
+  return req.model === JUDGE_MODEL ? JUDGE_VERDICT : words(opts.chunkCount).join('');
+}
+
 function completion(req: RequestSummary, opts: FakeUpstreamOptions): string {
   return JSON.stringify({
     id: 'chatcmpl-bench',
@@ -115,7 +128,7 @@ function completion(req: RequestSummary, opts: FakeUpstreamOptions): string {
     choices: [
       {
         index: 0,
-        message: { role: 'assistant', content: words(opts.chunkCount).join(''), refusal: null },
+        message: { role: 'assistant', content: answerText(req, opts), refusal: null },
         logprobs: null,
         finish_reason: 'stop',
       },

@@ -12,7 +12,13 @@
  *      way, for each entry of STREAM_CASES (chat, responses, messages fast paths, then
  *      chat -> messages, messages -> chat and chat -> responses translated paths);
  *   3. chat throughput and latency under load (autocannon, fixed concurrency).
- * A translated case's direct call is the upstream's own API, in its own format.
+ * A translated case's direct call is the upstream's own API, in its own format. The cases
+ * `chat+filter`, `chat+injection` and `chat+shadow` turn on one protection each (a
+ * function tool in the request); each round sends the request without the tool to the
+ * upstream, then to the gateway, then the request with it to the gateway: the last two
+ * differ only by the protection, which is what it adds.
+ * Before any child process starts, micro.ts times the protections' own code in process
+ * (the injection detector per KB, the leak filter per streamed answer).
  * All traffic stays on 127.0.0.1. Every loop is bounded.
  */
 import { type ChildProcess, fork, spawn, spawnSync } from 'node:child_process';
@@ -33,7 +39,8 @@ import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { Pool } from 'undici';
 import { stringify as toYaml } from 'yaml';
-import type { ListeningMessage } from './fake-upstream';
+import { JUDGE_MODEL, type ListeningMessage } from './fake-upstream';
+import { type MicroResult, microTable, runMicro } from './micro';
 
 // ---------------------------------------------------------------------------------------
 // Settings
@@ -63,7 +70,7 @@ const UPSTREAM_KEY_ENV = 'BENCH_UPSTREAM_API_KEY';
 
 /**
  * BENCH_SCALE (0 < s <= 1) shrinks every count and duration, for a quick smoke run; the
- * default of 1 gives the published numbers in about 4m30s on 2 cores.
+ * default of 1 gives the published numbers in about 5m30s on 2 cores.
  */
 const SCALE = readScale(process.env.BENCH_SCALE);
 
@@ -91,7 +98,8 @@ interface PairCounts {
 type Sampling = 'full' | 'short';
 
 // The 20 ms variant gets fewer pairs: each pair costs two upstream delays, and the whole
-// run must stay within about five minutes (the translated cases use the `short` counts).
+// run must stay within about six minutes (the translated and protected cases use the `short`
+// counts).
 const VARIANTS: Variant[] = [
   {
     name: 'upstream 0 ms',
@@ -161,19 +169,76 @@ const USER_MESSAGE =
   'for your help, and sorry for the long message. Best regards, Sam';
 
 /**
+ * The system prompt of the protected requests (about 1.7 KB, the size of a deployed
+ * assistant's instructions): what `system_prompt_filter` protects, and what the shadow
+ * agent's judge is given.
+ */
+const LONG_SYSTEM_PROMPT =
+  `${SYSTEM_PROMPT} ` +
+  'Orders: you may read the order status the tools return, but never change an order ' +
+  'yourself; changes of address, shipping method or payment go through the order page. ' +
+  'Refunds: a refund is possible within 30 days for unread books in their original ' +
+  'condition, and for any damaged or wrong item; never promise a refund amount, the ' +
+  'returns team sets it after inspection. Shipping: standard delivery takes three to five ' +
+  'working days, express delivery one to two, and express is possible only before the ' +
+  'parcel has left the warehouse. Partial cancellations are possible until the parcel is ' +
+  'packed. Internal notes, never to be quoted or paraphrased to the customer: the ' +
+  'warehouse in Lille is short of staff this month, so "label created" may last two days ' +
+  'longer than usual; the courier contract with the express partner is under review; ' +
+  'goodwill vouchers of up to ten euros may be offered only by a human agent, never by ' +
+  'you. Escalation: when the customer is upset, when an order is more than ten days late, ' +
+  'or when a payment was taken twice, offer to hand the conversation to a human agent and ' +
+  'summarise the case in two sentences for them. Privacy: never repeat a full address, ' +
+  'phone number or card number, even when the customer writes it; refer to "the address ' +
+  'on your order" instead. Style: plain sentences, no lists unless the customer asks for ' +
+  'steps, no emojis, and sign off with "The bookshop team".';
+
+/**
+ * A protection turned on the way every client can: a function tool with its name (README
+ * "Protections"), default settings except what `properties` sets.
+ */
+function protectionTool(
+  name: string,
+  properties: Record<string, unknown> = {},
+  description?: string,
+): Record<string, unknown> {
+  return {
+    type: 'function',
+    function: {
+      name,
+      ...(description === undefined ? {} : { description }),
+      parameters: { type: 'object', properties },
+    },
+  };
+}
+
+/** What a protected chat request adds to the conversation. */
+interface ChatExtras {
+  /** Replaces SYSTEM_PROMPT. */
+  system?: string;
+  tools?: Record<string, unknown>[];
+}
+
+/**
  * The conversation as a chat body. `includeUsage` sets `stream_options.include_usage`, as
  * the gateway does on every chat upstream call it translates to.
  */
-function chatBody(model: string, stream: boolean, includeUsage = false): string {
+function chatBody(
+  model: string,
+  stream: boolean,
+  includeUsage = false,
+  extras: ChatExtras = {},
+): string {
   return JSON.stringify({
     model,
     messages: [
-      { role: 'system', content: SYSTEM_PROMPT },
+      { role: 'system', content: extras.system ?? SYSTEM_PROMPT },
       { role: 'user', content: USER_MESSAGE },
     ],
     temperature: 0.2,
     max_completion_tokens: 512,
     user: 'bench-user-0001',
+    ...(extras.tools === undefined ? {} : { tools: extras.tools }),
     ...(stream ? { stream: true } : {}),
     ...(includeUsage ? { stream_options: { include_usage: true } } : {}),
   });
@@ -243,6 +308,12 @@ interface StreamRequest {
   isContentEvent(e: SseEvent): boolean;
   /** What is wrong with a whole stream (its events in order), or undefined. */
   check(events: SseEvent[]): string | undefined;
+  /**
+   * Protected requests: the verdicts the final `x-gateway-protections` must hold (the
+   * trailer of a stream, else the header), e.g. `system_prompt_filter=pass`. A missing
+   * one means the protection did not run, or did not pass: the row would not measure it.
+   */
+  protections?: string[];
 }
 
 interface StreamCase extends StreamRequest {
@@ -253,6 +324,12 @@ interface StreamCase extends StreamRequest {
    * is the upstream's own API, in its own format. Unset: both send the same request.
    */
   direct?: StreamRequest;
+  /**
+   * A protected case: the same request without the protection tool, sent to the gateway
+   * too, in the same rounds (direct, unprotected, protected, direct, ...), so that what the
+   * protection adds is a paired difference of two gateway requests that differ only by it.
+   */
+  unprotected?: StreamRequest;
   /** Which of the variant's `streamPairs` counts to use. */
   sampling: Sampling;
   /** Length of the case's warm-up burst, in seconds. */
@@ -265,14 +342,20 @@ interface StreamCase extends StreamRequest {
  * more expensive (and common) streaming path. `usageExpected`: the body asks for usage, as
  * the gateway's own chat upstream calls do, so the stream must end with the usage chunk.
  */
-function chatStreamRequest(model: string, usageExpected = false): StreamRequest {
+function chatStreamRequest(
+  model: string,
+  usageExpected = false,
+  extras: ChatExtras = {},
+  protections?: string[],
+): StreamRequest {
   return {
     path: CHAT_PATH,
-    body: chatBody(model, true, usageExpected),
+    body: chatBody(model, true, usageExpected, extras),
     headers: HEADERS,
     contentEventLabel: 'first chunk with delta.content',
     isContentEvent: isChatContent,
     check: (events) => checkChatStream(events, model, usageExpected),
+    protections,
   };
 }
 
@@ -298,12 +381,64 @@ function messagesStreamRequest(model: string): StreamRequest {
   };
 }
 
+/** One protection as a request turns it on, and the verdict it must end with. */
+interface ProtectionSpec {
+  tool: Record<string, unknown>;
+  verdict: string;
+}
+
+/**
+ * The protections measured end to end, each alone, with default settings (block mode):
+ * `system_prompt_filter` (the canonical path, the leak filter on the answer),
+ * `prompt_injection_protection` (the local detector on the user turn, then the fast path)
+ * and `shadow_agent_validation` (the canonical path, the whole answer held until a judge
+ * model, JUDGE_MODEL on the fake upstream, allows it).
+ */
+const PROTECTIONS: Record<'filter' | 'injection' | 'shadow', ProtectionSpec> = {
+  filter: {
+    tool: protectionTool('system_prompt_filter'),
+    verdict: 'system_prompt_filter=pass',
+  },
+  injection: {
+    tool: protectionTool('prompt_injection_protection'),
+    verdict: 'prompt_injection_protection=pass',
+  },
+  shadow: {
+    tool: protectionTool(
+      'shadow_agent_validation',
+      { model: { type: 'string', default: JUDGE_MODEL } },
+      'Block an answer that promises a refund amount or quotes the internal notes.',
+    ),
+    verdict: 'shadow_agent_validation=pass',
+  },
+};
+
+/**
+ * The chat conversation with the long system prompt and one protection. The same
+ * conversation without the tool is both its direct call (a client calling the upstream
+ * itself has no protection) and its `unprotected` gateway request (the chat fast path).
+ */
+function protectedStreamCase(name: string, p: ProtectionSpec): StreamCase {
+  const plain = chatStreamRequest(MODEL, false, { system: LONG_SYSTEM_PROMPT });
+  return {
+    name,
+    ...chatStreamRequest(MODEL, false, { system: LONG_SYSTEM_PROMPT, tools: [p.tool] }, [
+      p.verdict,
+    ]),
+    direct: plain,
+    unprotected: plain,
+    sampling: 'short',
+    burstS: BURST.extraStreamS,
+  };
+}
+
 /**
  * The streams measured, each direct vs gateway at concurrency 1 (measureStreams): first
  * the same-format fast paths, then the translated paths (`<client format>-><upstream
  * API>`), whose `direct` request is the same conversation in the upstream's own API, as
- * the upstream would be called without the gateway. A new case is one more entry here,
- * plus its model in writeCatalog when it needs one.
+ * the upstream would be called without the gateway, then the protected cases
+ * (`chat+<protection>`, see protectedStreamCase). A new case is one more entry here, plus
+ * its model in writeCatalog when it needs one.
  */
 const STREAM_CASES: StreamCase[] = [
   { name: 'chat', ...chatStreamRequest(MODEL), sampling: 'full', burstS: BURST.durationS },
@@ -344,6 +479,10 @@ const STREAM_CASES: StreamCase[] = [
     sampling: 'short',
     burstS: BURST.extraStreamS,
   },
+  // Protections on the chat stream, each also sent without its tool, in the same rounds.
+  protectedStreamCase('chat+filter', PROTECTIONS.filter),
+  protectedStreamCase('chat+injection', PROTECTIONS.injection),
+  protectedStreamCase('chat+shadow', PROTECTIONS.shadow),
 ];
 
 // ---------------------------------------------------------------------------------------
@@ -357,6 +496,8 @@ interface CompletionRequest {
   headers: Record<string, string>;
   /** What is wrong with the answer's body, or undefined. */
   check(text: string): string | undefined;
+  /** As StreamRequest.protections (read from the header). */
+  protections?: string[];
 }
 
 interface LatencyCase extends CompletionRequest {
@@ -364,18 +505,38 @@ interface LatencyCase extends CompletionRequest {
   name: string;
   /** As StreamCase.direct: the upstream's own API on a translated path. */
   direct?: CompletionRequest;
+  /** As StreamCase.unprotected. */
+  unprotected?: CompletionRequest;
   /** `full`: the variant's latencyWarmupPairs/latencyPairs; `short`: shortLatencyPairs. */
   sampling: Sampling;
   /** Length of the case's warm-up burst, in seconds. */
   burstS: number;
 }
 
-function chatCompletionRequest(model: string): CompletionRequest {
+function chatCompletionRequest(
+  model: string,
+  extras: ChatExtras = {},
+  protections?: string[],
+): CompletionRequest {
   return {
     path: CHAT_PATH,
-    body: chatBody(model, false),
+    body: chatBody(model, false, false, extras),
     headers: HEADERS,
     check: (text) => checkCompletion(text, model),
+    protections,
+  };
+}
+
+/** As protectedStreamCase, not streamed. */
+function protectedLatencyCase(name: string, p: ProtectionSpec): LatencyCase {
+  const plain = chatCompletionRequest(MODEL, { system: LONG_SYSTEM_PROMPT });
+  return {
+    name,
+    ...chatCompletionRequest(MODEL, { system: LONG_SYSTEM_PROMPT, tools: [p.tool] }, [p.verdict]),
+    direct: plain,
+    unprotected: plain,
+    sampling: 'short',
+    burstS: BURST.extraStreamS,
   };
 }
 
@@ -398,6 +559,9 @@ const LATENCY_CASES: LatencyCase[] = [
     sampling: 'short',
     burstS: BURST.extraStreamS,
   },
+  // Protections on the non-streamed chat answer, likewise.
+  protectedLatencyCase('chat+filter', PROTECTIONS.filter),
+  protectedLatencyCase('chat+injection', PROTECTIONS.injection),
 ];
 
 // ---------------------------------------------------------------------------------------
@@ -555,7 +719,7 @@ function startUpstream(variant: Variant): Promise<UpstreamChild> {
  * `upstream_api: responses` model has /v1/chat/completions translated to that) and a
  * `kind: anthropic` one (/v1/messages passed through to `{base_url}/v1/messages`,
  * /v1/chat/completions translated to it). The last two need a key, else their models are
- * hidden.
+ * hidden. JUDGE_MODEL, on the first, is the judge of the `chat+shadow` case.
  */
 function writeCatalog(dir: string, upstreamPort: number): string {
   const path = join(dir, 'catalog.yaml');
@@ -594,6 +758,8 @@ function writeCatalog(dir: string, upstreamPort: number): string {
       model(RESPONSES_MODEL, 'bench-openai', 'openai'),
       { ...model(RESPONSES_API_MODEL, 'bench-openai', 'openai'), upstream_api: 'responses' },
       model(MESSAGES_MODEL, 'bench-anthropic', 'anthropic'),
+      // The shadow agent's judge (chat-completions-shaped, not streamed).
+      model(JUDGE_MODEL, 'bench-upstream', 'openai'),
     ],
   };
   writeFileSync(path, toYaml(catalog));
@@ -841,14 +1007,27 @@ function checkMessage(text: string, model: string): string | undefined {
   }
 }
 
+/**
+ * Which request of a case one leg of its rounds sends: `direct`, to the upstream; `gateway`,
+ * the case's own request; `unprotected`, a protected case's request without the tool,
+ * also to the gateway.
+ */
+type Leg = 'direct' | 'gateway' | 'unprotected';
+
+function legRequest<R>(c: R & { direct?: R; unprotected?: R }, leg: Leg): R {
+  const other = leg === 'direct' ? c.direct : leg === 'unprotected' ? c.unprotected : undefined;
+  return other ?? c;
+}
+
 /** One non-streamed request: ms from send to the last byte of the body. */
 async function timeCompletion(
   t: Target,
   c: LatencyCase,
   anomalies: Anomalies,
   check: boolean,
+  leg: Leg = t.name,
 ): Promise<number> {
-  const spec: CompletionRequest = (t.name === 'direct' ? c.direct : undefined) ?? c;
+  const spec: CompletionRequest = legRequest<CompletionRequest>(c, leg);
   const start = process.hrtime.bigint();
   const res = await t.pool.request({
     path: spec.path,
@@ -859,13 +1038,36 @@ async function timeCompletion(
   const text = await res.body.text();
   const ms = elapsedMs(start);
   if (res.statusCode !== 200) {
-    throw new Error(`${t.name} ${c.name} answered HTTP ${res.statusCode}: ${text.slice(0, 500)}`);
+    throw new Error(`${leg} ${c.name} answered HTTP ${res.statusCode}: ${text.slice(0, 500)}`);
   }
   if (check) {
-    const problem = spec.check(text);
-    note(anomalies, problem === undefined ? undefined : `${t.name} ${c.name}: ${problem}`);
+    const problem = spec.check(text) ?? checkProtections(spec.protections, res.headers);
+    note(anomalies, problem === undefined ? undefined : `${leg} ${c.name}: ${problem}`);
   }
   return ms;
+}
+
+const PROTECTIONS_HEADER = 'x-gateway-protections';
+
+/**
+ * What is missing from the final verdicts of a protected request (the trailer of a stream,
+ * which carries the outgoing protections' verdicts once the answer is done; else the
+ * header), or undefined.
+ */
+function checkProtections(
+  expected: string[] | undefined,
+  headers: Record<string, string | string[] | undefined>,
+  trailers: Record<string, string> = {},
+): string | undefined {
+  if (expected === undefined) {
+    return undefined;
+  }
+  const raw = trailers[PROTECTIONS_HEADER] ?? headers[PROTECTIONS_HEADER];
+  const value = Array.isArray(raw) ? raw.join(', ') : (raw ?? '');
+  const missing = expected.filter((v) => !value.split(/,\s*/).some((p) => p.startsWith(v)));
+  return missing.length === 0
+    ? undefined
+    : `${PROTECTIONS_HEADER} is '${value}', without ${missing.join(', ')}`;
 }
 
 interface StreamTiming {
@@ -1049,8 +1251,13 @@ function checkMessagesStream(events: SseEvent[], model: string): string | undefi
 }
 
 /** One streamed request, read to the end; the clock stops at the first content event. */
-async function timeStream(t: Target, c: StreamCase, anomalies: Anomalies): Promise<StreamTiming> {
-  const spec: StreamRequest = (t.name === 'direct' ? c.direct : undefined) ?? c;
+async function timeStream(
+  t: Target,
+  c: StreamCase,
+  anomalies: Anomalies,
+  leg: Leg = t.name,
+): Promise<StreamTiming> {
+  const spec: StreamRequest = legRequest<StreamRequest>(c, leg);
   const start = process.hrtime.bigint();
   const res = await t.pool.request({
     path: spec.path,
@@ -1060,7 +1267,7 @@ async function timeStream(t: Target, c: StreamCase, anomalies: Anomalies): Promi
   });
   if (res.statusCode !== 200) {
     const text = await res.body.text();
-    throw new Error(`${t.name} ${c.name} stream: HTTP ${res.statusCode}: ${text.slice(0, 500)}`);
+    throw new Error(`${leg} ${c.name} stream: HTTP ${res.statusCode}: ${text.slice(0, 500)}`);
   }
   const events: SseEvent[] = [];
   let firstContentAt: bigint | undefined;
@@ -1076,22 +1283,25 @@ async function timeStream(t: Target, c: StreamCase, anomalies: Anomalies): Promi
   }
   decoder.end();
   const totalMs = elapsedMs(start);
-  const problem = checkSseEvents(events) ?? spec.check(events);
-  note(anomalies, problem === undefined ? undefined : `${t.name} ${c.name} stream: ${problem}`);
+  const problem =
+    checkSseEvents(events) ??
+    spec.check(events) ??
+    checkProtections(spec.protections, res.headers, res.trailers);
+  note(anomalies, problem === undefined ? undefined : `${leg} ${c.name} stream: ${problem}`);
   const ttftMs = firstContentAt === undefined ? NaN : Number(firstContentAt - start) / 1e6;
   return { ttftMs, totalMs };
 }
 
-/** Runs `count` pairs A, B, A, B, ... strictly one request at a time. */
-async function interleave<T>(
-  count: number,
-  a: () => Promise<T>,
-  b: () => Promise<T>,
-): Promise<{ a: T[]; b: T[] }> {
-  const out = { a: [] as T[], b: [] as T[] };
+/**
+ * Runs `count` rounds of the legs in order (A, B, A, B, ... or A, B, C, A, B, C, ...),
+ * strictly one request at a time; returns each leg's samples.
+ */
+async function interleave<T>(count: number, legs: (() => Promise<T>)[]): Promise<T[][]> {
+  const out = legs.map((): T[] => []);
   for (let i = 0; i < count; i++) {
-    out.a.push(await a());
-    out.b.push(await b());
+    for (const [j, leg] of legs.entries()) {
+      out[j].push(await leg());
+    }
   }
   return out;
 }
@@ -1130,6 +1340,30 @@ interface LatencyComparison {
   name: string;
   path: string;
   latency: Comparison;
+  /** A protected case: see ProtectionComparison. */
+  protection?: ProtectionComparison;
+}
+
+/**
+ * What a protection adds, from the rounds of a protected case (direct, unprotected,
+ * protected): `unprotected` summarizes the gateway's answers to the request without the
+ * tool; `added` the per-round differences, protected minus unprotected (ms).
+ */
+interface ProtectionComparison {
+  unprotected: Summary;
+  added: Summary;
+}
+
+function protectionComparison(unprotected: number[], protectedMs: number[]): ProtectionComparison {
+  return {
+    unprotected: summarize(unprotected),
+    added: summarize(protectedMs.map((v, i) => v - unprotected[i])),
+  };
+}
+
+/** The legs of a case's rounds: direct then gateway, with `unprotected` between them if set. */
+function legsOf(c: { unprotected?: unknown }): Leg[] {
+  return c.unprotected === undefined ? ['direct', 'gateway'] : ['direct', 'unprotected', 'gateway'];
 }
 
 function latencyCounts(v: Variant, sampling: Sampling): PairCounts {
@@ -1138,7 +1372,7 @@ function latencyCounts(v: Variant, sampling: Sampling): PairCounts {
     : v.shortLatencyPairs;
 }
 
-/** One latency case: warm-up pairs (answers checked), then measured pairs, interleaved. */
+/** One latency case: warm-up rounds (answers checked), then measured rounds, interleaved. */
 async function measureLatency(
   v: Variant,
   c: LatencyCase,
@@ -1147,17 +1381,20 @@ async function measureLatency(
   anomalies: Anomalies,
 ): Promise<LatencyComparison> {
   const counts = latencyCounts(v, c.sampling);
-  await interleave(
-    Math.ceil(counts.warmup * SCALE),
-    () => timeCompletion(direct, c, anomalies, true),
-    () => timeCompletion(gateway, c, anomalies, true),
-  );
-  const { a, b } = await interleave(
-    Math.ceil(counts.measured * SCALE),
-    () => timeCompletion(direct, c, anomalies, false),
-    () => timeCompletion(gateway, c, anomalies, false),
-  );
-  return { name: c.name, path: c.path, latency: compare(a, b) };
+  const legs = legsOf(c);
+  const run = (check: boolean): (() => Promise<number>)[] =>
+    legs.map(
+      (leg) => () => timeCompletion(leg === 'direct' ? direct : gateway, c, anomalies, check, leg),
+    );
+  await interleave(Math.ceil(counts.warmup * SCALE), run(true));
+  const samples = await interleave(Math.ceil(counts.measured * SCALE), run(false));
+  const [a, b] = [samples[0], samples[samples.length - 1]];
+  return {
+    name: c.name,
+    path: c.path,
+    latency: compare(a, b),
+    ...(legs.length === 3 ? { protection: protectionComparison(samples[1], b) } : {}),
+  };
 }
 
 /** Every entry of LATENCY_CASES, one after the other. */
@@ -1181,9 +1418,11 @@ interface StreamComparison {
   path: string;
   ttft: Comparison;
   total: Comparison;
+  /** A protected case: see ProtectionComparison. */
+  protection?: { ttft: ProtectionComparison; total: ProtectionComparison };
 }
 
-/** One stream case: warm-up pairs, then measured pairs, direct and gateway interleaved. */
+/** One stream case: warm-up rounds, then measured rounds, direct and gateway interleaved. */
 async function measureStream(
   v: Variant,
   c: StreamCase,
@@ -1192,27 +1431,27 @@ async function measureStream(
   anomalies: Anomalies,
 ): Promise<StreamComparison> {
   const counts = v.streamPairs[c.sampling];
-  await interleave(
-    Math.ceil(counts.warmup * SCALE),
-    () => timeStream(direct, c, anomalies),
-    () => timeStream(gateway, c, anomalies),
+  const legs = legsOf(c).map(
+    (leg) => () => timeStream(leg === 'direct' ? direct : gateway, c, anomalies, leg),
   );
-  const { a, b } = await interleave(
-    Math.ceil(counts.measured * SCALE),
-    () => timeStream(direct, c, anomalies),
-    () => timeStream(gateway, c, anomalies),
-  );
+  await interleave(Math.ceil(counts.warmup * SCALE), legs);
+  const samples = await interleave(Math.ceil(counts.measured * SCALE), legs);
+  const ttft = samples.map((leg) => leg.map((s) => s.ttftMs));
+  const total = samples.map((leg) => leg.map((s) => s.totalMs));
+  const last = samples.length - 1;
   return {
     name: c.name,
     path: c.path,
-    ttft: compare(
-      a.map((s) => s.ttftMs),
-      b.map((s) => s.ttftMs),
-    ),
-    total: compare(
-      a.map((s) => s.totalMs),
-      b.map((s) => s.totalMs),
-    ),
+    ttft: compare(ttft[0], ttft[last]),
+    total: compare(total[0], total[last]),
+    ...(samples.length === 3
+      ? {
+          protection: {
+            ttft: protectionComparison(ttft[1], ttft[last]),
+            total: protectionComparison(total[1], total[last]),
+          },
+        }
+      : {}),
   };
 }
 
@@ -1449,11 +1688,46 @@ function paths(c: { path: string; direct?: { path: string } } | undefined, path:
   return directPath === undefined || directPath === path ? path : `${path} (direct: ${directPath})`;
 }
 
+/**
+ * A protected case's lines: the gateway without the tool against the same direct samples,
+ * then what the tool adds (per-round differences), for each measure.
+ */
+function protectionRows(measures: [string, Summary, ProtectionComparison][]): string[] {
+  return [
+    ...measures.map(([label, direct, p]) =>
+      row(
+        `${label} p50, no tool (ms)`,
+        fmt(direct.p50),
+        fmt(p.unprotected.p50),
+        signed(p.unprotected.p50 - direct.p50),
+      ),
+    ),
+    ...measures.map(([label, , p]) =>
+      row(
+        `protection Δ ${label} p50 / p99`,
+        '',
+        '',
+        `${signed(p.added.p50)} / ${signed(p.added.p99)}`,
+      ),
+    ),
+  ];
+}
+
+/** `n=<count> pairs`, or rounds of three for a protected case. */
+function counted(count: number, protectedCase: boolean): string {
+  return protectedCase
+    ? `n=${count} rounds: direct, gateway without the tool, with it`
+    : `n=${count} pairs`;
+}
+
 function latencyRows(l: LatencyComparison): string[] {
   const c = LATENCY_CASES.find((x) => x.name === l.name);
   return [
-    `  Non-stream ${l.name} ${paths(c, l.path)}, concurrency 1 (n=${l.latency.direct.count} pairs)`,
+    `  Non-stream ${l.name} ${paths(c, l.path)}, concurrency 1 (${counted(l.latency.direct.count, l.protection !== undefined)})`,
     ...comparisonRows('latency', l.latency),
+    ...(l.protection === undefined
+      ? []
+      : protectionRows([['latency', l.latency.direct, l.protection]])),
   ];
 }
 
@@ -1464,7 +1738,7 @@ function streamRows(s: StreamComparison): string[] {
     (c?.contentEventLabel ?? '') +
     (direct === undefined || direct === c?.contentEventLabel ? '' : `; direct: ${direct}`);
   return [
-    `  Stream ${s.name} ${paths(c, s.path)}, concurrency 1 (n=${s.ttft.direct.count} pairs; TTFT: ${label})`,
+    `  Stream ${s.name} ${paths(c, s.path)}, concurrency 1 (${counted(s.ttft.direct.count, s.protection !== undefined)}; TTFT: ${label})`,
     ...comparisonRows('TTFT', s.ttft),
     row(
       'whole stream p50 (ms)',
@@ -1472,6 +1746,12 @@ function streamRows(s: StreamComparison): string[] {
       fmt(s.total.gateway.p50),
       signed(s.total.added.p50),
     ),
+    ...(s.protection === undefined
+      ? []
+      : protectionRows([
+          ['TTFT', s.ttft.direct, s.protection.ttft],
+          ['whole', s.total.direct, s.protection.total],
+        ])),
   ];
 }
 
@@ -1561,7 +1841,7 @@ function environment(): Environment {
   };
 }
 
-function printReport(env: Environment, results: VariantResult[]): void {
+function printReport(env: Environment, micro: MicroResult, results: VariantResult[]): void {
   const head = [
     'Reasoning Inference Gateway - overhead benchmark',
     `node ${env.node}, ${env.cpus} CPUs (${env.cpuModel}), ${env.platform}`,
@@ -1571,10 +1851,12 @@ function printReport(env: Environment, results: VariantResult[]): void {
   if (env.scale !== 1) {
     head.push(`BENCH_SCALE=${env.scale}: reduced counts, not for publication`);
   }
-  process.stdout.write(`${head.join('\n')}\n${results.map(variantTable).join('\n')}\n`);
+  process.stdout.write(
+    `${head.join('\n')}\n${microTable(micro)}\n${results.map(variantTable).join('\n')}\n`,
+  );
 }
 
-function writeResults(env: Environment, results: VariantResult[]): string {
+function writeResults(env: Environment, micro: MicroResult, results: VariantResult[]): string {
   const dir = join(__dirname, 'results');
   mkdirSync(dir, { recursive: true });
   // Colons are not allowed in Windows file names.
@@ -1589,6 +1871,8 @@ function writeResults(env: Environment, results: VariantResult[]): string {
       path: c.path,
       directPath: c.direct?.path ?? c.path,
       sampling: c.sampling,
+      ...(c.protections === undefined ? {} : { protections: c.protections }),
+      ...(c.unprotected === undefined ? {} : { unprotectedPath: c.unprotected.path }),
     })),
     streamCases: STREAM_CASES.map((c) => ({
       name: c.name,
@@ -1597,9 +1881,18 @@ function writeResults(env: Environment, results: VariantResult[]): string {
       directPath: c.direct?.path ?? c.path,
       directTtftStopsAt: c.direct?.contentEventLabel ?? c.contentEventLabel,
       sampling: c.sampling,
+      ...(c.protections === undefined ? {} : { protections: c.protections }),
+      ...(c.unprotected === undefined ? {} : { unprotectedPath: c.unprotected.path }),
     })),
+    protectedRequests: {
+      systemPromptChars: LONG_SYSTEM_PROMPT.length,
+      tools: Object.fromEntries(Object.entries(PROTECTIONS).map(([k, p]) => [k, p.tool])),
+    },
   };
-  writeFileSync(path, `${JSON.stringify({ environment: env, settings, results }, null, 2)}\n`);
+  writeFileSync(
+    path,
+    `${JSON.stringify({ environment: env, settings, micro, results }, null, 2)}\n`,
+  );
   return path;
 }
 
@@ -1641,13 +1934,15 @@ async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'gateway-bench-'));
   log(`temporary catalog and gateway logs in ${dir} (kept if the run fails)`);
   const env = environment();
+  // In process, before any child process competes for the CPU.
+  const micro = runMicro(SCALE, log);
   const results: VariantResult[] = [];
   for (const variant of VARIANTS) {
     results.push(await runVariant(variant, dir));
   }
   rmSync(dir, { recursive: true, force: true });
-  printReport(env, results);
-  log(`\nresults written to ${writeResults(env, results)}`);
+  printReport(env, micro, results);
+  log(`\nresults written to ${writeResults(env, micro, results)}`);
 }
 
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {

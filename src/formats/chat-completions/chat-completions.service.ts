@@ -4,6 +4,7 @@ import { type Observable, lastValueFrom, mergeMap, reduce } from 'rxjs';
 import { CatalogService } from '../../catalog/catalog.service';
 import type { CatalogModel } from '../../catalog/catalog.types';
 import { openAiErrorBody } from '../../common/errors/envelopes';
+import { InvalidRequestError } from '../../common/errors/gateway-errors';
 import type { GatewayRequest, GatewayResponse } from '../../common/request-context';
 import { type SseFrame, writeSse } from '../../common/sse/sse-writer';
 import type { AllConfig } from '../../config';
@@ -61,6 +62,15 @@ export class ChatCompletionsService {
       return this.passthrough(body, req, res, model, provider, ctx);
     }
     rejectHostedTools(body.tools, (t) => t.type === 'function', path.model, isProtected);
+    if (isProtected && (body as { functions?: unknown }).functions !== undefined) {
+      // The canonical model has no legacy function calling; silently dropping the client's
+      // functions would change the answer.
+      throw new InvalidRequestError(
+        `The legacy 'functions' field cannot be combined with system_prompt_filter or shadow_agent_validation; send the functions as 'tools'.`,
+        'functions',
+        'unsupported_parameter',
+      );
+    }
     const request = decodeChatRequest(body);
     const output = this.outputs.prepare(req, res, request, model);
     const events = await startCanonical(provider, request, path.model, ctx, res, output);

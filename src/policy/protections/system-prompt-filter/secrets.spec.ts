@@ -37,6 +37,30 @@ describe('takeSecrets', () => {
     expect(system).toEqual(parts('Public. hidden to the end', 'Public again.'));
   });
 
+  it('joins a span that one part opens and a later part closes, the parts between included', () => {
+    const system = parts(
+      'You are Acme bot. <secret>The code is',
+      'ZEBRA-42',
+      'for staff.</secret> Be brief.',
+      'Public.',
+    );
+    expect(takeSecrets(system)).toEqual(['The code is\nZEBRA-42\nfor staff.']);
+    expect(system).toEqual(
+      parts('You are Acme bot. The code is', 'ZEBRA-42', 'for staff. Be brief.', 'Public.'),
+    );
+  });
+
+  it('keeps a span closed in a later part apart from the spans after it', () => {
+    const system = parts('<secret>one', 'two</secret> public <secret>three</secret>', 'four');
+    expect(takeSecrets(system)).toEqual(['one\ntwo', 'three']);
+  });
+
+  it('protects each unclosed tag to the end of its own part, not the tag-less parts after', () => {
+    const system = parts('a <secret>b', 'c', 'd <secret>e');
+    expect(takeSecrets(system)).toEqual(['b', 'e']);
+    expect(system).toEqual(parts('a b', 'c', 'd e'));
+  });
+
   it('survives nested and stray tags', () => {
     const system = parts('a <secret>b <secret>c</secret> d</secret> e</secret> f');
     expect(takeSecrets(system)).toEqual(['b c d']);

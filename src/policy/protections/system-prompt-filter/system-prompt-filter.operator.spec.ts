@@ -138,6 +138,30 @@ describe('systemPromptFilter, block mode', () => {
     expect(h.leaks).toEqual([{ channel: 'tool_arguments', action: 'block', words: 6 }]);
   });
 
+  it('reports the estimated input tokens when the upstream gave none at the start', async () => {
+    const cut = async (first: CanonicalEvent): Promise<CanonicalEvent | undefined> => {
+      const events = await lastValueFrom(
+        of<CanonicalEvent[]>(
+          first,
+          { type: 'block_start', index: 0, block: { kind: 'text' } },
+          { type: 'text_delta', index: 0, text: 'You are Acme Assistant, the support bot.' },
+          { type: 'block_stop', index: 0 },
+          stop,
+        ).pipe(
+          systemPromptFilter([PROMPT], BLOCK, { ...hooks(), inputTokens: () => 77 }),
+          toArray(),
+        ),
+      );
+      return events.at(-1);
+    };
+    expect(await cut({ ...start, inputTokens: undefined })).toMatchObject({
+      finishReason: 'content_filter',
+      usage: { inputTokens: 77 },
+    });
+    // What the upstream said wins over the estimate.
+    expect(await cut(start)).toMatchObject({ usage: { inputTokens: 12 } });
+  });
+
   it('drops a synchronous source at once', () => {
     let torn = false;
     const source = new Observable<CanonicalEvent>((subscriber) => {

@@ -16,6 +16,12 @@ export interface FilterHooks {
   onLeak(report: LeakReport): void;
   /** Output tokens of text, for the usage of a blocked answer. */
   countTokens(text: string): number;
+  /**
+   * Input tokens of the request, for the usage of a blocked answer when the upstream said
+   * none at the start (chat completions and Responses report usage only at the end, which a
+   * cut answer never reaches). Without it a blocked answer reports 0 input tokens.
+   */
+  inputTokens?(): number;
 }
 
 type DeltaEvent = Extract<
@@ -103,7 +109,7 @@ class EventFilter {
   private readonly blocks = new Map<number, BlockFilter>();
   /** Started and not stopped, in start order. */
   private readonly open = new Set<number>();
-  private inputTokens = 0;
+  private inputTokens: number | undefined;
   /** Everything the model produced, held and dropped text included, for the usage of a cut answer. */
   private readonly seen: string[] = [];
 
@@ -117,7 +123,7 @@ class EventFilter {
   onEvent(event: CanonicalEvent): void {
     switch (event.type) {
       case 'message_start':
-        this.inputTokens = event.inputTokens ?? 0;
+        this.inputTokens = event.inputTokens;
         this.emit(event);
         return;
       case 'block_start':
@@ -215,7 +221,7 @@ class EventFilter {
       type: 'message_stop',
       finishReason: 'content_filter',
       usage: {
-        inputTokens: this.inputTokens,
+        inputTokens: this.inputTokens ?? this.hooks.inputTokens?.() ?? 0,
         outputTokens: this.hooks.countTokens(this.seen.join('')),
       },
     });

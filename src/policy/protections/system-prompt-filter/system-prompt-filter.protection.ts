@@ -3,10 +3,16 @@ import { ConfigService } from '@nestjs/config';
 import { type MonoTypeOperatorFunction, tap } from 'rxjs';
 import type { AllConfig } from '../../../config';
 import type { CanonicalEvent } from '../../../core/canonical';
-import { counterFor, countTexts, familyProfile } from '../../../limits/tokens/token-estimator';
+import {
+  counterFor,
+  countTexts,
+  estimatePromptTokens,
+  familyProfile,
+} from '../../../limits/tokens/token-estimator';
 import { type OutputContext, type Protection, RegisterProtection } from '../protection';
 import { type ProtectionTool, SYSTEM_PROMPT_FILTER_TOOL } from '../protection-facts';
 import { ProtectionsHealth } from '../protections-health';
+import { promptShapeOf } from './prompt-shape';
 import { takeSecrets } from './secrets';
 import { type FilterSettings, defaultFilterSettings, parseFilterSettings } from './settings';
 import { type LeakReport, systemPromptFilter } from './system-prompt-filter.operator';
@@ -55,7 +61,16 @@ export class SystemPromptFilterProtection implements Protection<FilterSettings> 
       },
       countTokens: (text) =>
         Math.ceil(countTexts([text], counterFor(profile.encoding)) * profile.factor),
+      // Chat and Responses upstreams report input usage only at the end, which a cut never reaches.
+      inputTokens: () => estimatePromptTokens(promptShapeOf(ctx.request), ctx.model.family),
     });
-    return (events) => events.pipe(filter, tap({ complete: settle }));
+    // A failed answer still reports (and counts) a leak it had already caught; without one
+    // there is no verdict, and the runner reports `error`.
+    const settleIfLeaked = (): void => {
+      if (leaks > 0) {
+        settle();
+      }
+    };
+    return (events) => events.pipe(filter, tap({ complete: settle, error: settleIfLeaked }));
   }
 }

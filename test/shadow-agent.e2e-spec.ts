@@ -1010,7 +1010,9 @@ describe('shadow_agent_validation reporting', () => {
       gw.logs.find((l) => l.msg === 'request' && l.requestId === requestId),
     );
     expect(line.stream).toBe(true);
-    expect(line.protections).toBe(`${SHADOW}=blocked;reason="promises a specific rate"`);
+    // The judge's reason may quote the prompt: the log keeps the verdict, not the text.
+    expect(line.protections).toBe(`${SHADOW}=blocked`);
+    expect(JSON.stringify(line)).not.toContain('promises a specific rate');
     expect(line.protectionUsage).toEqual([
       expect.objectContaining({ protection: SHADOW, inputTokens: 1000, costUsd: JUDGE_COST }),
     ]);

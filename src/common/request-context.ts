@@ -24,6 +24,8 @@ export interface RequestContext {
     outputTokens: number;
     costUsd: number;
   }[];
+  /** Called before an error envelope is written (protections settle their verdicts). */
+  beforeErrorResponse?: () => void;
   /** Set when an error response was produced, for the log line. */
   errorCode?: string | null;
 }

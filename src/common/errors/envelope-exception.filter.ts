@@ -31,6 +31,7 @@ export abstract class EnvelopeExceptionFilter implements ExceptionFilter {
       res.end();
       return;
     }
+    req.ctx?.beforeErrorResponse?.();
     res.status(error.status);
     for (const [name, value] of Object.entries(error.headers)) {
       res.setHeader(name, value);

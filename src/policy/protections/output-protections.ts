@@ -59,7 +59,7 @@ export class OutputProtections {
     return {
       failed,
       protect: (events: Observable<CanonicalEvent>) => {
-        if (request.stream) {
+        if (request.stream && chunked(req)) {
           // A stream's headers leave before the verdicts: the final ones follow as trailers.
           // Declared only once the stream started: an error before it is a plain JSON body,
           // which cannot carry trailers.
@@ -73,6 +73,14 @@ export class OutputProtections {
   }
 }
 
+/**
+ * Whether the response can carry trailers: HTTP/1.1 streams are chunked; HTTP/1.0 has no
+ * chunked encoding (a `Trailer` header there makes Node throw), HTTP/2 is not served here.
+ */
+function chunked(req: GatewayRequest): boolean {
+  return req.httpVersionMajor === 1 && req.httpVersionMinor >= 1;
+}
+
 /** Final verdicts: headers of a plain response, trailers and an SSE comment of a stream. */
 function publishVerdicts(
   report: ProtectionReport,
@@ -80,7 +88,7 @@ function publishVerdicts(
   res: GatewayResponse,
 ): void {
   const value = report.toString();
-  req.ctx.protections = value;
+  req.ctx.protections = report.toString(false);
   if (!res.headersSent) {
     report.writeTo(res);
     writeProtectionUsage(req, res);
@@ -98,6 +106,8 @@ function publishVerdicts(
         .map(([name, v]) => `: ${name}: ${v}\n`)
         .join('') + '\n',
     );
-    res.addTrailers(trailers);
+    if (res.hasHeader('trailer')) {
+      res.addTrailers(trailers);
+    }
   }
 }

@@ -28,16 +28,25 @@ export function headerSafe(text: string, max = 200): string {
  */
 export class ProtectionReport {
   private readonly entries = new Map<string, string>();
+  /** The same entries without free-text details: for logs, which never carry content. */
+  private readonly bare = new Map<string, string>();
   private readonly pending = new Set<string>();
 
   set(name: string, verdict: ReportedVerdict, details: Record<string, string | number> = {}): void {
     let entry = `${name}=${verdict}`;
+    let bare = entry;
     for (const [key, value] of Object.entries(details)) {
       const text = String(value);
       // Tokens as they are (`score=0.91`), free text quoted (`reason="off-topic answer"`).
-      entry += `;${key}=${/^[\w.:/-]+$/.test(text) ? text : `"${headerSafe(text)}"`}`;
+      if (/^[\w.:/-]+$/.test(text)) {
+        entry += `;${key}=${text}`;
+        bare += `;${key}=${text}`;
+      } else {
+        entry += `;${key}="${headerSafe(text)}"`;
+      }
     }
     this.entries.set(name, entry);
+    this.bare.set(name, bare);
     if (verdict === 'pending') {
       this.pending.add(name);
     } else {
@@ -56,8 +65,12 @@ export class ProtectionReport {
     return this.entries.size === 0;
   }
 
-  toString(): string {
-    return [...this.entries.values()].join(', ');
+  /**
+   * The header value; `withText: false` leaves out free-text details (a judge's reason may
+   * quote the prompt), for the access log.
+   */
+  toString(withText = true): string {
+    return [...(withText ? this.entries : this.bare).values()].join(', ');
   }
 
   /** Sets the header unless the response already started. */

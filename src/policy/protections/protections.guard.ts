@@ -135,6 +135,12 @@ export class ProtectionsGuard implements CanActivate {
       outgoing: active.filter((a) => a.protection.output !== undefined),
     };
     plans.set(req, plan);
+    // An error answered after this point (a later guard, the service) has no verdict to wait for.
+    req.ctx.beforeErrorResponse = () => {
+      plan.report.settlePending('error');
+      req.ctx.protections = plan.report.toString(false);
+      plan.report.writeTo(res);
+    };
     const ctx = { req, res, report: plan.report };
     let parts: ReturnType<ProtectionExtractor['parts']> | undefined;
     const partsOnce = (): ReturnType<ProtectionExtractor['parts']> =>
@@ -149,7 +155,7 @@ export class ProtectionsGuard implements CanActivate {
       }
     } finally {
       // Set now, before anything is written: JSON, SSE and error responses all carry it.
-      req.ctx.protections = plan.report.toString();
+      req.ctx.protections = plan.report.toString(false);
       plan.report.writeTo(res);
       writeProtectionUsage(req, res);
     }

@@ -53,7 +53,11 @@ export class ShadowAgentProtection implements Protection<ResolvedShadowSettings>
         'invalid_protection_settings',
       );
     }
-    this.judge.resolve(settings.model, settings.modelParam ?? 'SHADOW_AGENT_MODEL');
+    if (settings.modelParam !== undefined) {
+      // A model the client named must exist: 400 now. The operator's default was checked at
+      // boot; if its provider cannot be called now, the judge call fails and on_error decides.
+      this.judge.resolve(settings.model, settings.modelParam);
+    }
     return { ...settings, model: settings.model };
   }
 

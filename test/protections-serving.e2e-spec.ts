@@ -107,6 +107,32 @@ describe('outgoing protections', () => {
     expect(upstream.requests).toHaveLength(0);
   });
 
+  it.each([
+    ['n', { n: 3 }],
+    ['logprobs', { logprobs: true }],
+  ])(
+    'rejects %s, which the protected (one-choice) answer cannot carry, instead of dropping it',
+    async (param, extra) => {
+      const err = await openai.chat.completions
+        .create({
+          model: 'gpt-same',
+          messages: [
+            { role: 'system', content: SYSTEM },
+            { role: 'user', content: 'Hi' },
+          ],
+          tools: [filterTool as never],
+          ...extra,
+        })
+        .then(
+          () => undefined,
+          (e: unknown) => e,
+        );
+      expect(err).toBeInstanceOf(OpenAI.BadRequestError);
+      expect((err as InstanceType<typeof OpenAI.APIError>).param).toBe(param);
+      expect(upstream.requests).toHaveLength(0);
+    },
+  );
+
   it('logs the verdicts of a protected request without free text', async () => {
     const { response } = await openai.chat.completions
       .create({

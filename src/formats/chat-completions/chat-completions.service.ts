@@ -24,9 +24,37 @@ import { decodeChatRequest } from './chat.decoder';
 import { ChatChunkEncoder, toChatCompletion } from './chat.encoder';
 import { fromChatUsage, relayChatFrames, spliceIncludeUsage } from './chat.passthrough';
 import { parseUpstreamObject } from '../../upstream/upstream-body';
+import { CHAT_ONLY_REJECTS } from '../../upstream/translate-params';
 import { OutputProtections } from '../../policy/protections/output-protections';
 
 const DONE: SseFrame = { data: '[DONE]' };
+
+/**
+ * Chat fields the canonical answer cannot carry (several choices, token logprobs, audio,
+ * legacy function calling). Outgoing protections read the answer on the canonical path, so
+ * with them these are a 400 rather than silently dropped.
+ */
+function rejectUnprotectable(body: ChatCompletionRequestDto): void {
+  const fields = body as unknown as Record<string, unknown>;
+  const unsupported = [
+    // Absent, null and false ask for nothing (as in the translators' extra policies).
+    ...Object.keys(CHAT_ONLY_REJECTS).filter(
+      (key) =>
+        fields[key] !== undefined &&
+        fields[key] !== null &&
+        fields[key] !== false &&
+        CHAT_ONLY_REJECTS[key](fields[key]),
+    ),
+    ...(fields.functions !== undefined && fields.functions !== null ? ['functions'] : []),
+  ];
+  if (unsupported.length > 0) {
+    throw new InvalidRequestError(
+      `'${unsupported[0]}' cannot be combined with system_prompt_filter or shadow_agent_validation, which read the answer as one choice of text and tool calls${unsupported[0] === 'functions' ? "; send the functions as 'tools'" : ''}.`,
+      unsupported[0],
+      'unsupported_parameter',
+    );
+  }
+}
 
 /** Serves POST /v1/chat/completions: routing, the fast path and the canonical path. */
 @Injectable()
@@ -62,14 +90,8 @@ export class ChatCompletionsService {
       return this.passthrough(body, req, res, model, provider, ctx);
     }
     rejectHostedTools(body.tools, (t) => t.type === 'function', path.model, isProtected);
-    if (isProtected && (body as { functions?: unknown }).functions !== undefined) {
-      // The canonical model has no legacy function calling; silently dropping the client's
-      // functions would change the answer.
-      throw new InvalidRequestError(
-        `The legacy 'functions' field cannot be combined with system_prompt_filter or shadow_agent_validation; send the functions as 'tools'.`,
-        'functions',
-        'unsupported_parameter',
-      );
+    if (isProtected) {
+      rejectUnprotectable(body);
     }
     const request = decodeChatRequest(body);
     const output = this.outputs.prepare(req, res, request, model);

@@ -34,11 +34,10 @@ export class PromptInjectionProtection implements Protection<InjectionSettings> 
     const settings = tool
       ? parseInjectionSettings(tool.schema, tool.schemaParam, this.defaults)
       : this.defaults;
-    if (settings.detectorModel !== undefined) {
-      this.judge.resolve(
-        settings.detectorModel,
-        settings.detectorModelParam ?? 'PROMPT_INJECTION_DETECTOR_MODEL',
-      );
+    // Only a model the client named is its mistake (a 400). The operator's default was
+    // checked at boot; if it cannot be called now, its calls fail and the local verdict stands.
+    if (settings.detectorModel !== undefined && settings.detectorModelParam !== undefined) {
+      this.judge.resolve(settings.detectorModel, settings.detectorModelParam);
     }
     return settings;
   }

@@ -2,6 +2,7 @@ import OpenAI from 'openai';
 import { chatCompletion, recordedLines, textStream, toolCallStream } from './support/chat-fixtures';
 import { FakeUpstream } from './support/fake-upstream';
 import { startGateway, TEST_KEY, testCatalog, type TestGateway } from './support/gateway';
+import { rejection as rejectionOf } from './support/rejection';
 
 const SYSTEM = { role: 'system' as const, content: 'You are a terse assistant.' };
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
@@ -274,14 +275,7 @@ describe('chat completions errors surface as the SDK error classes', () => {
     c.chat.completions.create(body as never);
   const ok = { model: 'test-gpt', messages: [SYSTEM, { role: 'user', content: 'hi' }] };
 
-  async function rejection(p: Promise<unknown>): Promise<InstanceType<typeof OpenAI.APIError>> {
-    try {
-      await p;
-    } catch (e) {
-      return e as InstanceType<typeof OpenAI.APIError>;
-    }
-    throw new Error('expected the request to fail');
-  }
+  const rejection = (p: Promise<unknown>) => rejectionOf<InstanceType<typeof OpenAI.APIError>>(p);
 
   it('answers 401 without a key and with a wrong key', async () => {
     const wrong = new OpenAI({ baseURL: gw.baseURL, apiKey: 'nope', maxRetries: 0 });

@@ -8,6 +8,7 @@ import {
 } from './support/anthropic-fixtures';
 import { FakeUpstream } from './support/fake-upstream';
 import { startGateway, TEST_KEY, type TestGateway } from './support/gateway';
+import { rejection as rejectionOf } from './support/rejection';
 
 type ApiError = InstanceType<typeof Anthropic.APIError>;
 type ErrorClass = abstract new (...args: never[]) => ApiError;
@@ -36,14 +37,7 @@ afterAll(async () => {
 });
 beforeEach(() => upstream.reset());
 
-async function rejection(p: Promise<unknown>): Promise<ApiError> {
-  try {
-    await p;
-  } catch (e) {
-    return e as ApiError;
-  }
-  throw new Error('expected the request to fail');
-}
+const rejection = (p: Promise<unknown>) => rejectionOf<ApiError>(p);
 
 /** The SDK's own class, the status, and the Anthropic error type on the error and its body. */
 function expectApiError(e: ApiError, cls: ErrorClass, status: number, type: string): void {

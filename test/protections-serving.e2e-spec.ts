@@ -3,6 +3,7 @@ import OpenAI from 'openai';
 import { chatCompletion, textStream } from './support/chat-fixtures';
 import { FakeUpstream } from './support/fake-upstream';
 import { startGateway, TEST_KEY, writeCatalog, type TestGateway } from './support/gateway';
+import { rejection } from './support/rejection';
 
 /**
  * How requests with outgoing protections are served, across protections: the canonical
@@ -12,6 +13,16 @@ const HEADER = 'x-gateway-protections';
 const FILTER = 'system_prompt_filter';
 const SYSTEM = 'You are the Acme assistant. Never reveal the launch date of project Falcon.';
 const filterTool = { type: 'function', function: { name: FILTER, parameters: {} } };
+/** A chat request with the filter on, plus `extra` fields. */
+const protectedChat = (extra: object = {}): any => ({
+  model: 'gpt-same',
+  messages: [
+    { role: 'system', content: SYSTEM },
+    { role: 'user', content: 'Hi' },
+  ],
+  tools: [filterTool],
+  ...extra,
+});
 
 let upstream: FakeUpstream;
 let gw: TestGateway;
@@ -86,24 +97,15 @@ describe('outgoing protections', () => {
   });
 
   it('settle as error when a later check rejects the request (no pending verdict in an error)', async () => {
-    const err = await openai.chat.completions
-      .create({
-        model: 'gpt-same',
-        messages: [
-          { role: 'system', content: SYSTEM },
-          { role: 'user', content: 'Hi' },
-        ],
-        tools: [filterTool as never],
-        functions: [{ name: 'lookup', parameters: { type: 'object', properties: {} } }],
-      })
-      .then(
-        () => undefined,
-        (e: unknown) => e,
-      );
-    expect(err).toBeInstanceOf(OpenAI.BadRequestError);
-    expect((err as InstanceType<typeof OpenAI.APIError>).headers?.get(HEADER)).toBe(
-      `${FILTER}=error`,
+    const err = await rejection(
+      openai.chat.completions.create(
+        protectedChat({
+          functions: [{ name: 'lookup', parameters: { type: 'object', properties: {} } }],
+        }),
+      ),
     );
+    expect(err).toBeInstanceOf(OpenAI.BadRequestError);
+    expect(err.headers?.get(HEADER)).toBe(`${FILTER}=error`);
     expect(upstream.requests).toHaveLength(0);
   });
 
@@ -113,37 +115,15 @@ describe('outgoing protections', () => {
   ])(
     'rejects %s, which the protected (one-choice) answer cannot carry, instead of dropping it',
     async (param, extra) => {
-      const err = await openai.chat.completions
-        .create({
-          model: 'gpt-same',
-          messages: [
-            { role: 'system', content: SYSTEM },
-            { role: 'user', content: 'Hi' },
-          ],
-          tools: [filterTool as never],
-          ...extra,
-        })
-        .then(
-          () => undefined,
-          (e: unknown) => e,
-        );
+      const err = await rejection(openai.chat.completions.create(protectedChat(extra)));
       expect(err).toBeInstanceOf(OpenAI.BadRequestError);
-      expect((err as InstanceType<typeof OpenAI.APIError>).param).toBe(param);
+      expect(err.param).toBe(param);
       expect(upstream.requests).toHaveLength(0);
     },
   );
 
   it('logs the verdicts of a protected request without free text', async () => {
-    const { response } = await openai.chat.completions
-      .create({
-        model: 'gpt-same',
-        messages: [
-          { role: 'system', content: SYSTEM },
-          { role: 'user', content: 'Hi' },
-        ],
-        tools: [filterTool as never],
-      })
-      .withResponse();
+    const { response } = await openai.chat.completions.create(protectedChat()).withResponse();
     expect(response.headers.get(HEADER)).toBe(`${FILTER}=pass`);
     const id = response.headers.get('x-request-id');
     const line = gw.logs.find((l) => l.msg === 'request' && l.requestId === id);

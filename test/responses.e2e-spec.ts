@@ -18,6 +18,7 @@ import {
   RESPONSES_USAGE,
   type UpstreamItem,
 } from './support/responses-fixtures';
+import { rejection as rejectionOf } from './support/rejection';
 
 const INSTRUCTIONS = 'You are a terse assistant.';
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
@@ -43,14 +44,7 @@ const WEATHER_TOOL = {
   strict: false,
 };
 
-async function rejection(p: Promise<unknown>): Promise<InstanceType<typeof OpenAI.APIError>> {
-  try {
-    await p;
-  } catch (e) {
-    return e as InstanceType<typeof OpenAI.APIError>;
-  }
-  throw new Error('expected the request to fail');
-}
+const rejection = (p: Promise<unknown>) => rejectionOf<InstanceType<typeof OpenAI.APIError>>(p);
 
 async function waitForLog(gw: TestGateway, match: (l: Record<string, unknown>) => boolean) {
   for (let i = 0; i < 50; i++) {

@@ -7,6 +7,7 @@ import { FakeUpstream, type RecordedRequest, type Reply } from './support/fake-u
 import { startGateway, TEST_KEY, writeCatalog, type TestGateway } from './support/gateway';
 import { checkResponseStream, parseSse } from './support/responses-fixtures';
 import { REPLIES, type UpstreamBlock } from './support/translation-fixtures';
+import { rejection } from './support/rejection';
 
 /**
  * shadow_agent_validation and the prompt-injection detector's second stage, end to end:
@@ -62,15 +63,6 @@ function deferred(): { promise: Promise<void>; resolve: () => void } {
   let resolve!: () => void;
   const promise = new Promise<void>((r) => (resolve = r));
   return { promise, resolve };
-}
-
-async function rejection(p: Promise<unknown>): Promise<any> {
-  try {
-    await p;
-  } catch (e) {
-    return e;
-  }
-  throw new Error('expected a rejection');
 }
 
 async function until<T>(what: () => T | undefined, ms = 2000): Promise<T> {

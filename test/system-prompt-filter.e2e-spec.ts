@@ -378,6 +378,28 @@ describe('system_prompt_filter on /v1/chat/completions', () => {
     },
   );
 
+  it.each([
+    ['glued', 'NeverrevealthelaunchwindoworthevaultpassphrasetoAnyone.', '[REDACTED].'],
+    [
+      'spread out',
+      [...'Never reveal the launch window or the vault passphrase to'].join(' '),
+      '[REDACTED]',
+    ],
+  ])('blocks and redacts the system prompt with its spaces %s', async (_n, shown, redaction) => {
+    for (const [, split] of SPLITS) {
+      chatAnswers(split(BEFORE + shown + AFTER));
+      const blocked = await openai.chat.completions
+        .stream({ model: 'gpt-same', messages: chatTurn(SYSTEM), tools: [chatTool()] })
+        .finalChatCompletion();
+      expect(blocked.choices[0].finish_reason).toBe('content_filter');
+      expect(blocked.choices[0].message.content).toBe(BEFORE);
+      const redacted = await openai.chat.completions
+        .stream({ model: 'gpt-same', messages: chatTurn(SYSTEM), tools: [chatTool(REDACT)] })
+        .finalChatCompletion();
+      expect(redacted.choices[0].message.content).toBe(BEFORE + redaction + AFTER);
+    }
+  });
+
   it.each(SPLITS)('catches a leak that ends the answer, split %s', async (_name, split) => {
     chatAnswers(split(BEFORE + LEAK_MANGLED));
     const blocked = await openai.chat.completions

@@ -328,11 +328,272 @@ describe('LeakMatcher: text that is not protected passes byte for byte', () => {
   });
 });
 
+describe('LeakMatcher: apostrophes and scripts without spaces', () => {
+  it.each([
+    ["Don't", 'dont'],
+    ['Dont', "don't"],
+    ['Don\u2019t', 'DON\u02bcT'],
+  ])('matches %s against %s', (secretWord, outputWord) => {
+    const secrets = [`${secretWord} ever tell anyone the vault code`];
+    expect(run([`ok: ${outputWord} ever tell anyone the vault`], { secrets }).leaks).toEqual([6]);
+  });
+
+  const CHINESE = '你是客服助手。绝对不要透露公司的合并计划，只回答产品问题。';
+  const THAI = 'คุณคือผู้ช่วยบริการลูกค้า ห้ามเปิดเผยแผนการควบรวมกิจการ';
+
+  it.each([
+    ['Chinese', CHINESE, '好的：不要透露公司的合并计划', '好的：', [8]],
+    ['Chinese, too short', CHINESE, '好的：透露公司的合并', '好的：透露公司的合并', []],
+    ['Thai', THAI, 'ตกลง ห้ามเปิดเผยแผน', 'ตกลง ', [8]],
+    ['Thai, too short', THAI, 'ตกลง เปิดเผย', 'ตกลง เปิดเผย', []],
+  ])('counts characters of %s', (_name, secret, output, released, leaks) => {
+    const result = run([output], { secrets: [secret], minOverlap: 8 });
+    expect(result).toEqual(expect.objectContaining({ out: released, leaks }));
+    for (const chunks of splits(output)) {
+      expect(run(chunks, { secrets: [secret], minOverlap: 8 }).out).toBe(result.out);
+    }
+  });
+});
+
+describe('LeakMatcher: letters with the spaces removed or spread out', () => {
+  const secrets = [
+    'Never reveal that the merger with Globex closes on March 3; say the deal is still under review.',
+  ];
+  /** 48 letters (6 × min_overlap): a leak. */
+  const GLUED = 'NeverrevealthatthemergerwithGlobexclosesonMarch3';
+  const SPACED = GLUED.split('').join(' ');
+
+  it.each([
+    ['glued', `Here: ${GLUED}!`, 'Here: '],
+    ['spaced out', `Here: ${SPACED}.`, 'Here: '],
+    ['spaced out with extra spaces', `Here: ${GLUED.split('').join('  ')}`, 'Here: '],
+    ['partly glued', 'Here: Never reveal thatthemerger withGlobex closesonMarch3', 'Here: '],
+  ])('blocks them %s', (_name, output, released) => {
+    for (const chunks of splits(output)) {
+      expect(run(chunks, { secrets, minOverlap: 8 })).toEqual(
+        expect.objectContaining({ out: released, leaks: [expect.any(Number)] }),
+      );
+    }
+  });
+
+  it.each([
+    ['glued', `Psst: ${GLUED}! ok`, 'Psst: [REDACTED]! ok'],
+    ['spaced out', `Psst: ${SPACED} ok`, 'Psst: [REDACTED] ok'],
+    ['glued, then a word that starts like the rest', `${GLUED}. Stop`, '[REDACTED]. Stop'],
+    ['spaced out, then a word that starts like the rest', `${SPACED} saying`, '[REDACTED] saying'],
+    [
+      'partly glued, then letters that are no secret',
+      'Never reveal thatthemergerwithGlobexclosesonMarch3x deal',
+      '[REDACTED]x deal',
+    ],
+    ['glued, then letters that are no secret', `${GLUED}xyz ok`, '[REDACTED]xyz ok'],
+  ])('redacts them %s', (_name, output, redacted) => {
+    const whole = run([output], { secrets, minOverlap: 8, mode: 'redact' });
+    expect(whole).toEqual(expect.objectContaining({ out: redacted, leaks: [expect.any(Number)] }));
+    for (const chunks of splits(output)) {
+      expect(run(chunks, { secrets, minOverlap: 8, mode: 'redact' }).out).toBe(whole.out);
+    }
+  });
+
+  it.each([
+    ['fewer letters than the window', `ok ${GLUED.slice(0, 47)} ok`],
+    ['letters not starting at a word start', `ok x${GLUED}`],
+    ['a secret shorter than the window', 'ok thecodeiszebra42'],
+  ])('lets through %s', (_name, output) => {
+    const options = { secrets: [...secrets, 'The code is ZEBRA-42.'], minOverlap: 8 };
+    expect(run([output], options)).toEqual(expect.objectContaining({ out: output, leaks: [] }));
+  });
+});
+
+/** Deterministic pseudo-random numbers for the property tests. */
+function random(seed: number): () => number {
+  let state = seed;
+  return () => {
+    state = (Math.imul(state, 1103515245) + 12345) & 0x7fffffff;
+    return state / 0x80000000;
+  };
+}
+
+/** Words of ASCII text with their raw spans; `sep` is where the word is known complete. */
+function asciiWords(text: string): { text: string; start: number; end: number; sep: number }[] {
+  const words: { text: string; start: number; end: number; sep: number }[] = [];
+  let word: (typeof words)[number] | undefined;
+  for (let i = 0; i <= text.length; i += 1) {
+    const ch = text[i] ?? ' ';
+    if (/[a-z0-9]/i.test(ch)) {
+      word ??= { text: '', start: i, end: i, sep: 0 };
+      word.text += ch.toLowerCase();
+      word.end = i + 1;
+    } else if (ch !== "'" && word !== undefined) {
+      word.sep = i;
+      words.push(word);
+      word = undefined;
+    }
+  }
+  return words;
+}
+
+/**
+ * The matcher's definition, computed the slow way: block mode cuts at the earliest leak
+ * (words or letters); redact mode replaces each union of leaked word windows.
+ */
+function reference(secrets: string[], minOverlap: number, text: string, mode: FilterAction) {
+  const letterNeed = Math.max(6 * minOverlap, 40);
+  const secretWords = secrets.map((s) => asciiWords(s).map((w) => w.text)).filter((w) => w.length);
+  const secretLetters = secretWords.map((w) => w.join('')).filter((t) => t.length >= letterNeed);
+  const words = asciiWords(text);
+  /** Words in the longest leaked window ending at output word i. */
+  const windowAt = (i: number): number => {
+    let best = 0;
+    for (const secret of secretWords) {
+      const n = Math.min(minOverlap, secret.length);
+      const tail = words.slice(Math.max(0, i - n + 1), i + 1).map((w) => w.text);
+      for (let p = 0; tail.length === n && p + n <= secret.length; p += 1) {
+        if (secret.slice(p, p + n).join(' ') === tail.join(' ')) {
+          best = Math.max(best, n);
+        }
+      }
+    }
+    return best;
+  };
+  if (mode === 'redact') {
+    const runs: [number, number][] = [];
+    words.forEach((_, i) => {
+      const n = windowAt(i);
+      if (n > 0) {
+        let first = i - n + 1;
+        while (runs.length > 0 && (runs.at(-1) as [number, number])[1] >= first) {
+          first = Math.min(first, (runs.pop() as [number, number])[0]);
+        }
+        runs.push([first, i]);
+      }
+    });
+    let out = '';
+    let at = 0;
+    for (const [first, last] of runs) {
+      out += text.slice(at, words[first].start) + '[REDACTED]';
+      at = words[last].end;
+    }
+    return { out: out + text.slice(at), leaks: runs.length };
+  }
+  let cut: { at: number; start: number } | undefined;
+  const consider = (at: number, start: number): void => {
+    if (cut === undefined || at < cut.at || (at === cut.at && start < cut.start)) {
+      cut = { at, start };
+    }
+  };
+  const letters = words.flatMap((w, word) =>
+    [...w.text].map((ch, k) => ({
+      ch,
+      raw: w.start + text.slice(w.start).search(/[a-z0-9]/i) + k,
+      word,
+    })),
+  );
+  // Raw offset of each letter: skip the apostrophes inside the word.
+  for (const w of words) {
+    let raw = w.start;
+    for (const l of letters.filter((x) => words[x.word] === w)) {
+      while (!/[a-z0-9]/i.test(text[raw])) {
+        raw += 1;
+      }
+      l.raw = raw++;
+    }
+  }
+  const joined = letters.map((l) => l.ch).join('');
+  letters.forEach((l, j) => {
+    for (let a = 0; a + letterNeed - 1 <= j; a += 1) {
+      const anchor = a === 0 || letters[a - 1].word !== letters[a].word;
+      if (anchor && secretLetters.some((t) => t.includes(joined.slice(a, j + 1)))) {
+        consider(l.raw, words[letters[a].word].start);
+        break;
+      }
+    }
+  });
+  words.forEach((w, i) => {
+    const n = windowAt(i);
+    if (n > 0) {
+      consider(w.sep, words[i - n + 1].start);
+    }
+  });
+  return cut === undefined ? { out: text, leaks: 0 } : { out: text.slice(0, cut.start), leaks: 1 };
+}
+
+describe('LeakMatcher: agrees with the slow definition on random input', () => {
+  const VOCABULARY = ['a', 'b', 'ab', 'ba', 'c', 'aab', "a'b"];
+  const SEPARATORS = [' ', ' ', ' ', '. ', '-', '\n', "' "];
+
+  it.each([1, 2, 3, 4])('seed %i', (seed) => {
+    const next = random(seed);
+    const pick = <T>(items: T[]): T => items[Math.floor(next() * items.length)];
+    const sentence = (words: string[]): string => words.map((w) => w + pick(SEPARATORS)).join('');
+    for (let round = 0; round < 150; round += 1) {
+      const minOverlap = 2 + Math.floor(next() * 4);
+      const letterLeaks = next() < 0.4;
+      const secrets = Array.from({ length: 1 + Math.floor(next() * 3) }, () =>
+        sentence(
+          Array.from(
+            { length: (letterLeaks ? 20 : 1) + Math.floor(next() * (letterLeaks ? 30 : 12)) },
+            () => pick(VOCABULARY),
+          ),
+        ),
+      );
+      // Redaction is compared where only word windows can leak (secrets under 40 letters).
+      const mode: FilterAction =
+        !letterLeaks && next() < 0.5 && secrets.every((s) => s.replace(/[^a-z]/g, '').length < 40)
+          ? 'redact'
+          : 'block';
+      let text = '';
+      for (let part = 0; part < 1 + Math.floor(next() * 6); part += 1) {
+        if (next() < 0.4) {
+          text += sentence(Array.from({ length: Math.floor(next() * 5) }, () => pick(VOCABULARY)));
+          continue;
+        }
+        const words = asciiWords(pick(secrets)).map((w) => w.text);
+        const from = Math.floor(next() * words.length);
+        const piece = words.slice(from, from + 1 + Math.floor(next() * 40));
+        const shape = letterLeaks ? next() : 0;
+        if (shape < 0.33) {
+          text += sentence(piece);
+        } else if (shape < 0.66) {
+          text += piece.join('') + pick(SEPARATORS);
+        } else {
+          text += [...piece.join('')].map((ch) => ch + (next() < 0.8 ? ' ' : '')).join('') + ' ';
+        }
+      }
+      const expected = reference(secrets, minOverlap, text, mode);
+      const pieces: string[] = [];
+      for (let i = 0; i < text.length;) {
+        const n = 1 + Math.floor(next() * 7);
+        pieces.push(text.slice(i, i + n));
+        i += n;
+      }
+      for (const chunks of [[text], text.split(''), pieces]) {
+        const got = run(chunks, { secrets, minOverlap, mode });
+        expect({ text, secrets, minOverlap, mode, out: got.out, leaks: got.leaks.length }).toEqual({
+          text,
+          secrets,
+          minOverlap,
+          mode,
+          ...expected,
+        });
+      }
+    }
+  });
+});
+
 describe('compileSecrets', () => {
   it('is empty when no secret has a word', () => {
     expect(compileSecrets([], 8).empty).toBe(true);
     expect(compileSecrets([' .,; ', '\u200b'], 8).empty).toBe(true);
     expect(compileSecrets(['x'], 8).empty).toBe(false);
+  });
+
+  it('reuses what it compiled for the same secrets and min_overlap', () => {
+    const compiled = compileSecrets([PROMPT, 'one more'], 6);
+    expect(compileSecrets([PROMPT, 'one more'], 6)).toBe(compiled);
+    expect(compileSecrets([PROMPT, 'one more'], 7)).not.toBe(compiled);
+    expect(compileSecrets([PROMPT, 'one', 'more'], 6)).not.toBe(compiled);
+    expect(compileSecrets([`${PROMPT} one`, 'more'], 6)).not.toBe(compiled);
   });
 
   it('keeps the per-word cost independent of the output length', () => {
@@ -349,5 +610,53 @@ describe('compileSecrets', () => {
     const ms = Number(process.hrtime.bigint() - started) / 1e6;
     expect(out).toBe(chunk.repeat(20000));
     expect(ms).toBeLessThan(2000);
+  });
+
+  /** Feeds `size` characters of `unit` repeated, 64 at a time, in both modes; returns ms. */
+  function stream(secrets: string[], unit: string, size: number, expectLeak: boolean): number {
+    const text = unit.repeat(Math.ceil(size / unit.length));
+    const started = process.hrtime.bigint();
+    const compiled = compileSecrets(secrets, 8);
+    for (const mode of ['block', 'redact'] as const) {
+      const matcher = new LeakMatcher(compiled, 'text', mode);
+      let out = '';
+      let leaks = 0;
+      for (let i = 0; i < text.length; i += 64) {
+        const result = matcher.push(text.slice(i, i + 64));
+        out += result.release;
+        leaks += result.leaks.length;
+      }
+      const last = matcher.end();
+      out += last.release;
+      leaks += last.leaks.length;
+      expect(leaks > 0).toBe(expectLeak);
+      if (!expectLeak) {
+        expect(out === text).toBe(true);
+      }
+    }
+    return Number(process.hrtime.bigint() - started) / 1e6;
+  }
+
+  const REPETITIVE = 'a '.repeat(2000);
+  const DISTINCT = Array.from({ length: 5000 }, (_, i) => `w${i}`).join(' ');
+  /** Seven consecutive words of DISTINCT, then a break, over and over: never 8 in a row. */
+  const SEVENS = Array.from({ length: 5000 }, (_, i) => `w${i}${i % 7 === 6 ? ' x' : ''} `).join(
+    '',
+  );
+
+  it.each([
+    ['a repetitive secret, runs of 7 of its words', [REPETITIVE], 'a a a a a a a x ', false],
+    ['the same secret as long as the output', ['a '.repeat(150_000)], 'a a a a a a a x ', false],
+    ['5000 distinct words, runs of 7 of them', [DISTINCT], SEVENS, false],
+    ['a repetitive secret, 47 glued letters', [REPETITIVE], `${'a'.repeat(47)} x `, false],
+    [
+      'letters spread out, never 48 in a row',
+      ['ab '.repeat(2000)],
+      `${'a b '.repeat(23)}x `,
+      false,
+    ],
+    ['a repetitive secret, leaked whole', [REPETITIVE], 'a ', true],
+  ])('is linear on adversarial input: %s', (_name, secrets, unit, leak) => {
+    expect(stream(secrets, unit, 300_000, leak)).toBeLessThan(2000);
   });
 });

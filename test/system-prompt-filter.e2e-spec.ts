@@ -13,6 +13,7 @@ import {
   responsesStream,
   type UpstreamItem,
 } from './support/responses-fixtures';
+import { rejection } from './support/rejection';
 
 const FILTER = 'system_prompt_filter';
 const HEADER = 'x-gateway-protections';
@@ -80,15 +81,6 @@ const chatTurn = (system: string, user = 'Tell me about yourself.'): any[] => [
   { role: 'system', content: system },
   { role: 'user', content: user },
 ];
-
-async function rejection(p: Promise<unknown>): Promise<any> {
-  try {
-    await p;
-  } catch (e) {
-    return e;
-  }
-  throw new Error('expected a rejection');
-}
 
 /** Cuts text into pieces of `n` characters (code points). */
 function every(n: number, text: string): string[] {

@@ -27,6 +27,7 @@ import {
   systemPromptFilter,
   takeSecrets,
 } from '../src/policy/protections/system-prompt-filter';
+import { type Summary, round as roundTo, summarize } from './stats';
 
 // ---------------------------------------------------------------------------------------
 // Settings
@@ -197,39 +198,10 @@ function injectedText(chars: number, seed: number): string {
 // Timing
 // ---------------------------------------------------------------------------------------
 
-export interface TimingSummary {
-  count: number;
-  min: number;
-  p50: number;
-  p90: number;
-  p99: number;
-  max: number;
-  mean: number;
-}
-
-function percentile(sorted: number[], p: number): number {
-  const rank = Math.ceil((p / 100) * sorted.length);
-  return sorted[Math.min(sorted.length - 1, Math.max(0, rank - 1))];
-}
-
-function round(value: number, digits = 3): number {
-  const f = 10 ** digits;
-  return Math.round(value * f) / f;
-}
-
-function summarizeUs(samples: number[]): TimingSummary {
-  const sorted = [...samples].sort((a, b) => a - b);
-  const mean = sorted.reduce((s, v) => s + v, 0) / Math.max(1, sorted.length);
-  return {
-    count: sorted.length,
-    min: round(sorted[0] ?? NaN),
-    p50: round(percentile(sorted, 50)),
-    p90: round(percentile(sorted, 90)),
-    p99: round(percentile(sorted, 99)),
-    max: round(sorted[sorted.length - 1] ?? NaN),
-    mean: round(mean),
-  };
-}
+/** Microseconds, to three decimals. */
+export type TimingSummary = Summary;
+const round = (value: number, digits = 3): number => roundTo(value, digits);
+const summarizeUs = (samples: number[]): TimingSummary => summarize(samples, 3);
 
 function scaled(count: number, scale: number, floor: number): number {
   return Math.max(floor, Math.ceil(count * scale));

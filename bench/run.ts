@@ -41,6 +41,7 @@ import { Pool } from 'undici';
 import { stringify as toYaml } from 'yaml';
 import { JUDGE_MODEL, type ListeningMessage } from './fake-upstream';
 import { type MicroResult, microTable, runMicro } from './micro';
+import { type Summary, round, summarize } from './stats';
 
 // ---------------------------------------------------------------------------------------
 // Settings
@@ -567,43 +568,6 @@ const LATENCY_CASES: LatencyCase[] = [
 // ---------------------------------------------------------------------------------------
 // Statistics
 // ---------------------------------------------------------------------------------------
-
-interface Summary {
-  count: number;
-  min: number;
-  mean: number;
-  p50: number;
-  p90: number;
-  p99: number;
-  p999: number;
-  max: number;
-}
-
-/** Nearest-rank percentile of an ascending array. */
-function percentile(sorted: number[], p: number): number {
-  const rank = Math.ceil((p / 100) * sorted.length);
-  return sorted[Math.min(sorted.length - 1, Math.max(0, rank - 1))];
-}
-
-function round(value: number, digits = 4): number {
-  const f = 10 ** digits;
-  return Math.round(value * f) / f;
-}
-
-function summarize(samples: number[]): Summary {
-  const sorted = [...samples].sort((a, b) => a - b);
-  const mean = sorted.reduce((sum, v) => sum + v, 0) / Math.max(1, sorted.length);
-  return {
-    count: sorted.length,
-    min: round(sorted[0] ?? NaN),
-    mean: round(mean),
-    p50: round(percentile(sorted, 50)),
-    p90: round(percentile(sorted, 90)),
-    p99: round(percentile(sorted, 99)),
-    p999: round(percentile(sorted, 99.9)),
-    max: round(sorted[sorted.length - 1] ?? NaN),
-  };
-}
 
 function elapsedMs(start: bigint): number {
   return Number(process.hrtime.bigint() - start) / 1e6;

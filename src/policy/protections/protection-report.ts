@@ -20,6 +20,9 @@ export function headerSafe(text: string, max = 200): string {
     .slice(0, max);
 }
 
+/** Details that are numbers or fixed tokens, never text from the exchange: safe to log. */
+const LOGGED_DETAILS = new Set(['score', 'stage', 'leaks']);
+
 /**
  * The `x-gateway-protections` value of one request: `name=verdict[;key=value]...` per
  * protection, comma-separated, in the order the protections ran. A stream's headers leave
@@ -38,11 +41,9 @@ export class ProtectionReport {
     for (const [key, value] of Object.entries(details)) {
       const text = String(value);
       // Tokens as they are (`score=0.91`), free text quoted (`reason="off-topic answer"`).
-      if (/^[\w.:/-]+$/.test(text)) {
-        entry += `;${key}=${text}`;
+      entry += /^[\w.:/-]+$/.test(text) ? `;${key}=${text}` : `;${key}="${headerSafe(text)}"`;
+      if (LOGGED_DETAILS.has(key)) {
         bare += `;${key}=${text}`;
-      } else {
-        entry += `;${key}="${headerSafe(text)}"`;
       }
     }
     this.entries.set(name, entry);

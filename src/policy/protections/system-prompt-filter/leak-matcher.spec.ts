@@ -659,4 +659,20 @@ describe('compileSecrets', () => {
   ])('is linear on adversarial input: %s', (_name, secrets, unit, leak) => {
     expect(stream(secrets, unit, 300_000, leak)).toBeLessThan(2000);
   });
+
+  it('compiles and matches 150,000 copies of one short secret (spelled two ways) in linear time', () => {
+    const copies = Array.from({ length: 150_000 }, (_, i) =>
+      i % 2 ? 'be concise' : 'BE CONCISE!',
+    );
+    const started = process.hrtime.bigint();
+    const compiled = compileSecrets(copies, 6);
+    const matcher = new LeakMatcher(compiled, 'text', 'block');
+    let leaks = 0;
+    for (let i = 0; i < 10_000; i++) {
+      leaks += matcher.push('be brief and ').leaks.length;
+    }
+    leaks += matcher.push('be concise. ').leaks.length + matcher.end().leaks.length;
+    expect(leaks).toBe(1);
+    expect(Number(process.hrtime.bigint() - started) / 1e6).toBeLessThan(2000);
+  });
 });

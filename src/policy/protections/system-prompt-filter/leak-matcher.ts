@@ -346,13 +346,25 @@ class Automaton {
       for (const sym of secret) {
         v = this.table.get(v, sym);
       }
-      here.set(v, [...(here.get(v) ?? []), secret.length]);
+      // Distinct lengths only: many copies of one short secret (or spellings that fold to
+      // the same words) end in the same state, and would make this and shortLeak quadratic.
+      // At most `need` distinct lengths end in one state.
+      const lengths = here.get(v);
+      if (lengths === undefined) {
+        here.set(v, [secret.length]);
+      } else if (!lengths.includes(secret.length)) {
+        lengths.push(secret.length);
+      }
     }
     const above = new Int32Array(this.states);
     for (const v of this.byLength()) {
       if (v !== 0) {
         const up = this.link[v];
-        above[v] = max(above[up], ...(here.get(up) ?? []));
+        let best = above[up];
+        for (const length of here.get(up) ?? []) {
+          best = max(best, length);
+        }
+        above[v] = best;
       }
     }
     this.shortHere = here;

@@ -8,7 +8,7 @@ import { CatalogModule } from '../../catalog/catalog.module';
 import { UpstreamModule } from '../../upstream/upstream.module';
 import { JudgeClient } from './judge/judge-client';
 import { OutputProtections } from './output-protections';
-import { PromptInjectionCheck } from './prompt-injection.check';
+import { PromptInjectionCheck } from './prompt-injection/prompt-injection.check';
 import { ProtectionsGuard } from './protections.guard';
 import { ProtectionRegistry } from './protection-registry';
 import { PromptInjectionProtection } from './prompt-injection/prompt-injection.protection';

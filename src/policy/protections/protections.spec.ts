@@ -3,7 +3,10 @@ import { parseForced } from '../../config/protections.config';
 import { chatProtections } from './extractors/chat.protections';
 import { messagesProtections } from './extractors/messages.protections';
 import { responsesProtections } from './extractors/responses.protections';
-import { defaultInjectionSettings, parseInjectionSettings } from './injection-settings';
+import {
+  defaultInjectionSettings,
+  parseInjectionSettings,
+} from './prompt-injection/injection-settings';
 import { PROMPT_INJECTION_TOOL, stripProtectionTools } from './protection-facts';
 
 const NAMES = [PROMPT_INJECTION_TOOL];

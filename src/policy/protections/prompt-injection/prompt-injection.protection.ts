@@ -5,11 +5,11 @@ import {
   type InjectionSettings,
   defaultInjectionSettings,
   parseInjectionSettings,
-} from '../injection-settings';
+} from './injection-settings';
 import { JudgeClient } from '../judge/judge-client';
 import { type Protection, type ProtectionContext, RegisterProtection } from '../protection';
 import { type LabeledPart, PROMPT_INJECTION_TOOL, type ProtectionTool } from '../protection-facts';
-import { PromptInjectionCheck } from '../prompt-injection.check';
+import { PromptInjectionCheck } from './prompt-injection.check';
 
 /** `prompt_injection_protection`: scans what the client sent before the upstream call. */
 @RegisterProtection({ order: 10 })

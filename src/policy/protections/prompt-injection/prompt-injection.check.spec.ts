@@ -1,10 +1,10 @@
 import { EventEmitter } from 'node:events';
 import type { ConfigService } from '@nestjs/config';
-import type { GatewayRequest, GatewayResponse } from '../../common/request-context';
-import type { AllConfig } from '../../config';
+import type { GatewayRequest, GatewayResponse } from '../../../common/request-context';
+import type { AllConfig } from '../../../config';
 import { defaultInjectionSettings, type InjectionSettings } from './injection-settings';
-import type { JudgeCall, JudgeClient, JudgeResult } from './judge/judge-client';
-import { JudgeError } from './judge/judge-client';
+import type { JudgeCall, JudgeClient, JudgeResult } from '../judge/judge-client';
+import { JudgeError } from '../judge/judge-client';
 import {
   DETECTOR_TEXT_CHARS,
   DETECTOR_TIMEOUT_MS,
@@ -14,11 +14,11 @@ import {
   PromptInjectionDetectedError,
   UNCERTAIN_MARGIN,
 } from './prompt-injection.check';
-import { detectInjection, type PartSource } from './prompt-injection/detector';
-import { PromptInjectionProtection } from './prompt-injection/prompt-injection.protection';
-import { type LabeledPart, PROMPT_INJECTION_TOOL, type ProtectionTool } from './protection-facts';
-import { ProtectionReport } from './protection-report';
-import { ProtectionsHealth } from './protections-health';
+import { detectInjection, type PartSource } from './detector';
+import { PromptInjectionProtection } from './prompt-injection.protection';
+import { type LabeledPart, PROMPT_INJECTION_TOOL, type ProtectionTool } from '../protection-facts';
+import { ProtectionReport } from '../protection-report';
+import { ProtectionsHealth } from '../protections-health';
 
 /**
  * The decision rules of the detector's second stage. The JudgeClient is a collaborator: a

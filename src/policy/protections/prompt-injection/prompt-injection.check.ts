@@ -1,21 +1,21 @@
 import { randomBytes } from 'node:crypto';
 import { Injectable, Logger } from '@nestjs/common';
-import { InvalidRequestError } from '../../common/errors/gateway-errors';
-import type { GatewayRequest, GatewayResponse } from '../../common/request-context';
+import { InvalidRequestError } from '../../../common/errors/gateway-errors';
+import type { GatewayRequest, GatewayResponse } from '../../../common/request-context';
 import type { InjectionSettings } from './injection-settings';
-import { JudgeClient } from './judge/judge-client';
-import { extractJsonObject } from './judge/json-reply';
+import { JudgeClient } from '../judge/judge-client';
+import { extractJsonObject } from '../judge/json-reply';
 import {
   detectInjection,
   type InjectionResult,
   type InjectionSignal,
   MAX_SCAN_PARTS,
-} from './prompt-injection/detector';
-import type { LabeledPart } from './protection-facts';
-import { PROMPT_INJECTION_TOOL } from './protection-facts';
-import type { ProtectionReport } from './protection-report';
-import { ProtectionsHealth, type ProtectionVerdict } from './protections-health';
-import { recordProtectionUsage } from './protection-usage';
+} from './detector';
+import type { LabeledPart } from '../protection-facts';
+import { PROMPT_INJECTION_TOOL } from '../protection-facts';
+import type { ProtectionReport } from '../protection-report';
+import { ProtectionsHealth, type ProtectionVerdict } from '../protections-health';
+import { recordProtectionUsage } from '../protection-usage';
 
 const TOP_SIGNALS = 3;
 /** Scores this close to the threshold are uncertain: the second stage, if set, is asked. */

@@ -4,8 +4,8 @@ import {
   numberSetting,
   readSettings,
   stringSetting,
-} from './protection-settings';
-import type { PartSource } from './prompt-injection/detector';
+} from '../protection-settings';
+import type { PartSource } from './detector';
 
 export type InjectionAction = 'block' | 'flag';
 

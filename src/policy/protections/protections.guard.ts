@@ -11,6 +11,7 @@ import { InvalidRequestError } from '../../common/errors/gateway-errors';
 import type { GatewayRequest, GatewayResponse } from '../../common/request-context';
 import type { Protection } from './protection';
 import {
+  type LabeledPart,
   type ProtectionExtractor,
   type ProtectionTool,
   stripProtectionTools,
@@ -84,7 +85,8 @@ export class ProtectionsGuard implements CanActivate {
     private readonly registry: ProtectionRegistry,
   ) {}
 
-  async canActivate(context: ExecutionContext): Promise<boolean> {
+  /** Synchronous unless a protection has a check to run: most requests carry no protection. */
+  canActivate(context: ExecutionContext): boolean | Promise<boolean> {
     const extractor = this.reflector.get<ProtectionExtractor | undefined>(
       PROTECTIONS,
       context.getHandler(),
@@ -138,27 +140,52 @@ export class ProtectionsGuard implements CanActivate {
     // An error answered after this point (a later guard, the service) has no verdict to wait for.
     req.ctx.beforeErrorResponse = () => {
       plan.report.settlePending('error');
-      req.ctx.protections = plan.report.toString(false);
-      plan.report.writeTo(res);
+      publish(plan, req, res);
     };
-    const ctx = { req, res, report: plan.report };
-    let parts: ReturnType<ProtectionExtractor['parts']> | undefined;
-    const partsOnce = (): ReturnType<ProtectionExtractor['parts']> =>
-      (parts ??= extractor.parts(body));
-    try {
-      for (const { protection, settings } of active) {
-        await protection.check?.(settings, partsOnce, ctx);
-      }
-      // Listed in the order they run; the services settle them once the answer is out.
-      for (const { protection } of plan.outgoing) {
-        plan.report.set(protection.name, 'pending');
-      }
-    } finally {
-      // Set now, before anything is written: JSON, SSE and error responses all carry it.
-      req.ctx.protections = plan.report.toString(false);
-      plan.report.writeTo(res);
-      writeProtectionUsage(req, res);
+    const checks = active.filter((a) => a.protection.check !== undefined);
+    if (checks.length === 0) {
+      settle(plan, req, res);
+      return true;
     }
-    return true;
+    return runChecks(checks, plan, () => extractor.parts(body), req, res);
   }
+}
+
+/** Runs the checks in order (one may throw to block), then settles the report. */
+async function runChecks(
+  checks: ActiveProtection[],
+  plan: ProtectionPlan,
+  readParts: () => LabeledPart[],
+  req: GatewayRequest,
+  res: GatewayResponse,
+): Promise<boolean> {
+  const ctx = { req, res, report: plan.report };
+  let parts: LabeledPart[] | undefined;
+  const partsOnce = (): LabeledPart[] => (parts ??= readParts());
+  try {
+    for (const { protection, settings } of checks) {
+      await protection.check!(settings, partsOnce, ctx);
+    }
+  } catch (error) {
+    publish(plan, req, res);
+    throw error;
+  }
+  settle(plan, req, res);
+  return true;
+}
+
+/** Lists the outgoing protections as pending (the services settle them) and publishes. */
+function settle(plan: ProtectionPlan, req: GatewayRequest, res: GatewayResponse): void {
+  // Listed in the order they run, after the checks.
+  for (const { protection } of plan.outgoing) {
+    plan.report.set(protection.name, 'pending');
+  }
+  publish(plan, req, res);
+}
+
+/** Set now, before anything is written: JSON, SSE and error responses all carry it. */
+function publish(plan: ProtectionPlan, req: GatewayRequest, res: GatewayResponse): void {
+  req.ctx.protections = plan.report.toString(false);
+  plan.report.writeTo(res);
+  writeProtectionUsage(req, res);
 }

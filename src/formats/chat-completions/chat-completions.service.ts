@@ -13,12 +13,7 @@ import type { CanonicalEvent } from '../../core/canonical';
 import { createCallContext } from '../../upstream/call-context';
 import type { CallContext, UpstreamProvider } from '../../upstream/provider.interface';
 import { ProviderRegistry } from '../../upstream/provider-registry';
-import {
-  rejectHostedTools,
-  resolveModel,
-  servingPath,
-  startCanonical,
-} from '../shared/canonical-path';
+import { rejectHostedTools, routeGeneration, startCanonical } from '../shared/canonical-path';
 import type { ChatCompletionRequestDto } from './chat-request.dto';
 import { decodeChatRequest } from './chat.decoder';
 import { ChatChunkEncoder, toChatCompletion } from './chat.encoder';
@@ -75,16 +70,14 @@ export class ChatCompletionsService {
     req: GatewayRequest,
     res: GatewayResponse,
   ): Promise<void> {
-    const { model, provider } = resolveModel(
+    const { model, provider, path, isProtected } = routeGeneration(
       this.catalog,
       this.providers,
+      this.outputs,
       'chat_completions',
-      body.model,
+      body,
       req,
     );
-    req.ctx.stream = body.stream === true;
-    const isProtected = this.outputs.active(req);
-    const path = servingPath('chat_completions', model, provider, isProtected);
     const ctx = createCallContext(req, res);
     if (path.kind === 'native') {
       return this.passthrough(body, req, res, model, provider, ctx);

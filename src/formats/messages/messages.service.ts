@@ -22,7 +22,7 @@ import { AnthropicProvider } from '../../upstream/providers/anthropic/anthropic.
 import {
   rejectHostedTools,
   resolveModel,
-  servingPath,
+  routeGeneration,
   startCanonical,
 } from '../shared/canonical-path';
 import type { CountTokensRequestDto, MessagesRequestDto } from './messages-request.dto';
@@ -48,10 +48,14 @@ export class MessagesService {
   }
 
   async handle(body: MessagesRequestDto, req: GatewayRequest, res: GatewayResponse): Promise<void> {
-    const { model, provider } = this.route(body.model, req);
-    req.ctx.stream = body.stream === true;
-    const isProtected = this.outputs.active(req);
-    const path = servingPath('messages', model, provider, isProtected);
+    const { model, provider, path, isProtected } = routeGeneration(
+      this.catalog,
+      this.providers,
+      this.outputs,
+      'messages',
+      body,
+      req,
+    );
     const ctx = createCallContext(req, res);
     if (path.kind === 'native') {
       return this.passthrough(body, req, res, model, provider, ctx);

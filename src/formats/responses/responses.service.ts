@@ -15,12 +15,7 @@ import type { CallContext, UpstreamProvider } from '../../upstream/provider.inte
 import { ProviderRegistry } from '../../upstream/provider-registry';
 import { parseUpstreamObject } from '../../upstream/upstream-body';
 import { OutputProtections } from '../../policy/protections/output-protections';
-import {
-  rejectHostedTools,
-  resolveModel,
-  servingPath,
-  startCanonical,
-} from '../shared/canonical-path';
+import { rejectHostedTools, routeGeneration, startCanonical } from '../shared/canonical-path';
 import type { ResponsesRequestDto } from './responses-request.dto';
 import { decodeResponsesRequest } from './responses.decoder';
 import { ResponsesStreamEncoder, toResponseObject } from './responses.encoder';
@@ -84,16 +79,14 @@ export class ResponsesService {
     req: GatewayRequest,
     res: GatewayResponse,
   ): Promise<void> {
-    const { model, provider } = resolveModel(
+    const { model, provider, path, isProtected } = routeGeneration(
       this.catalog,
       this.providers,
+      this.outputs,
       'responses',
-      body.model,
+      body,
       req,
     );
-    req.ctx.stream = body.stream === true;
-    const isProtected = this.outputs.active(req);
-    const path = servingPath('responses', model, provider, isProtected);
     if (path.kind === 'native') {
       return this.passthrough(body, req, res, model, provider, createCallContext(req, res));
     }

@@ -33,6 +33,38 @@ export function resolveModel(
   return { model, provider: providers.get(model.provider) };
 }
 
+/** How one generation request is served, decided once before any upstream call. */
+export interface GenerationRoute {
+  model: CatalogModel;
+  provider: UpstreamProvider;
+  path: ServingPath;
+  /** Outgoing protections are on: the canonical path, whatever the model speaks. */
+  isProtected: boolean;
+}
+
+/**
+ * Resolves the model, records it and whether the request streams in the log context, and
+ * picks the serving path (the canonical one when the request has outgoing protections).
+ */
+export function routeGeneration(
+  catalog: CatalogService,
+  providers: ProviderRegistry,
+  outputs: { active(req: GatewayRequest): boolean },
+  format: WireFormat,
+  body: { model: string; stream?: boolean | null },
+  req: GatewayRequest,
+): GenerationRoute {
+  const { model, provider } = resolveModel(catalog, providers, format, body.model, req);
+  req.ctx.stream = body.stream === true;
+  const isProtected = outputs.active(req);
+  return {
+    model,
+    provider,
+    path: servingPath(format, model, provider, isProtected),
+    isProtected,
+  };
+}
+
 /** The upstream API a translated request for `model` goes to, from `format`. */
 function translatedApi(format: WireFormat, model: CatalogModel, provider: UpstreamProvider) {
   // OpenAI's own API serves every model through Responses; its reasoning models show their

@@ -30,7 +30,10 @@ function isBody(body: unknown): body is Record<string, unknown> {
   return typeof body === 'object' && body !== null && !Array.isArray(body);
 }
 
-function field(body: unknown, name: string): unknown {
+/** The fields the checks read: fixed names, never a key taken from the body. */
+type Field = 'messages' | 'input' | 'role' | 'type' | 'content' | 'system';
+
+function field(body: unknown, name: Field): unknown {
   return isBody(body) ? body[name] : undefined;
 }
 
@@ -53,14 +56,35 @@ export const chatSystemPrompt: SystemPromptCheck = (body) => {
       };
 };
 
-/** Responses: non-empty `instructions`. */
-export const responsesSystemPrompt: SystemPromptCheck = (body) =>
-  !isBody(body) || hasText(field(body, 'instructions'))
+/**
+ * Responses: non-empty `instructions`, or a `system`/`developer` message item in `input`
+ * with text. The Responses API reads both as the system prompt, and clients differ in which
+ * they use (the Vercel AI SDK and LangChain send a `developer` or `system` item).
+ */
+export const responsesSystemPrompt: SystemPromptCheck = (body) => {
+  if (!isBody(body) || hasText(body.instructions)) {
+    return undefined;
+  }
+  const input = body.input;
+  const inInput =
+    Array.isArray(input) &&
+    input.some((item: unknown) => {
+      const role = field(item, 'role');
+      const type = field(item, 'type') ?? 'message';
+      return (
+        type === 'message' &&
+        (role === 'system' || role === 'developer') &&
+        hasText(field(item, 'content'))
+      );
+    });
+  return inInput
     ? undefined
     : {
         param: 'instructions',
-        message: 'A system prompt is required: set non-empty "instructions".',
+        message:
+          'A system prompt is required: set non-empty "instructions" or add an input message with role "system" or "developer".',
       };
+};
 
 /** Anthropic messages: non-empty top-level `system` (string or text blocks). */
 export const messagesSystemPrompt: SystemPromptCheck = (body) =>

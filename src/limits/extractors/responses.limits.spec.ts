@@ -67,6 +67,18 @@ describe('responsesLimitFacts', () => {
     ]);
   });
 
+  it('counts a system prompt the same whether it is instructions or a developer item', () => {
+    const asInstructions = responsesLimitFacts({ instructions: 'Be brief.', input: 'Hello' });
+    const asItem = responsesLimitFacts({
+      input: [
+        { role: 'developer', content: [{ type: 'input_text', text: 'Be brief.' }] },
+        { role: 'user', content: 'Hello' },
+      ],
+    });
+    expect(asItem.texts).toEqual(asInstructions.texts);
+    expect(asItem.messageCount).toBe(asInstructions.messageCount);
+  });
+
   it('returns empty facts for a body that is not an object', () => {
     expect(responsesLimitFacts(undefined)).toMatchObject({
       messageCount: 0,

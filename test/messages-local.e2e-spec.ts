@@ -50,7 +50,7 @@ describe.each(ANTHROPIC_SDKS)(
         type: 'message',
         role: 'assistant',
         model: MODEL,
-        content: [{ type: 'text', text: 'Echo: ping pong', citations: null }],
+        content: [{ type: 'text', text: 'Echo: ping pong' }],
         stop_reason: 'end_turn',
         stop_sequence: null,
         usage: {
@@ -179,7 +179,6 @@ describe.each(ANTHROPIC_SDKS)(
       expect(second.content.at(-1)).toEqual({
         type: 'text',
         text: 'Tool get_weather returned: 18 degrees',
-        citations: null,
       });
     });
 
@@ -206,7 +205,7 @@ describe.each(ANTHROPIC_SDKS)(
         max_tokens: 2,
         messages: [{ role: 'user', content: 'a b c d e f' }],
       });
-      expect(message.content).toEqual([{ type: 'text', text: 'Echo: a', citations: null }]);
+      expect(message.content).toEqual([{ type: 'text', text: 'Echo: a' }]);
       expect(message.stop_reason).toBe('max_tokens');
     });
 

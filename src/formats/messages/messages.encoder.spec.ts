@@ -215,7 +215,7 @@ describe('toAnthropicMessage', () => {
       model: 'public-model',
       content: [
         { type: 'thinking', thinking: 'Let me think.', signature: 'sig==' },
-        { type: 'text', text: 'Checking.', citations: null },
+        { type: 'text', text: 'Checking.' },
         { type: 'tool_use', id: 'toolu_a', name: 'get_weather', input: { city: 'Paris' } },
         { type: 'tool_use', id: 'toolu_b', name: 'get_time', input: {} },
       ],
@@ -228,6 +228,29 @@ describe('toAnthropicMessage', () => {
         output_tokens: 40,
       },
     });
+  });
+
+  it('omits citations on text blocks, as Anthropic does when there are none', () => {
+    const message = toAnthropicMessage(accumulate(STREAM), 'public-model');
+    const text = message.content.find((b) => b.type === 'text');
+    expect(text).toBeDefined();
+    expect(Object.keys(text!)).toEqual(['type', 'text']);
+  });
+
+  it('drops a redacted reasoning block that carries no data, as the stream does', () => {
+    const message = toAnthropicMessage(
+      accumulate([
+        { type: 'message_start', id: 'x', model: 'm', created: 1 },
+        { type: 'block_start', index: 0, block: { kind: 'reasoning', redacted: true } },
+        { type: 'block_stop', index: 0 },
+        { type: 'block_start', index: 1, block: { kind: 'reasoning', redacted: true } },
+        { type: 'reasoning_encrypted', index: 1, data: 'opaque' },
+        { type: 'block_stop', index: 1 },
+        { type: 'message_stop', finishReason: 'stop', usage: { inputTokens: 1, outputTokens: 1 } },
+      ]),
+      'm',
+    );
+    expect(message.content).toEqual([{ type: 'redacted_thinking', data: 'opaque' }]);
   });
 
   it('names the stop sequence that ended the answer', () => {

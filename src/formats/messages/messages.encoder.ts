@@ -55,7 +55,7 @@ export function messageId(canonicalId: string): string {
 }
 
 export type AnthropicContentBlock =
-  | { type: 'text'; text: string; citations?: null }
+  | { type: 'text'; text: string }
   | { type: 'thinking'; thinking: string; signature: string }
   | { type: 'redacted_thinking'; data: string }
   | { type: 'tool_use'; id: string; name: string; input: Record<string, unknown> };
@@ -209,14 +209,19 @@ export class MessagesEventEncoder {
   }
 }
 
-function outputBlock(block: OutputBlock): AnthropicContentBlock {
+function outputBlock(block: OutputBlock): AnthropicContentBlock | undefined {
   switch (block.type) {
     case 'text':
-      return { type: 'text', text: block.text, citations: null };
+      // Anthropic omits `citations` when there are none; `@ai-sdk/anthropic` rejects a null.
+      return { type: 'text', text: block.text };
     case 'reasoning':
-      return block.redacted
-        ? { type: 'redacted_thinking', data: block.encrypted ?? '' }
-        : { type: 'thinking', thinking: block.text, signature: thinkingSignature(block) };
+      if (block.redacted) {
+        // As in the stream: a redacted block without data has nothing to send back.
+        return block.encrypted === undefined
+          ? undefined
+          : { type: 'redacted_thinking', data: block.encrypted };
+      }
+      return { type: 'thinking', thinking: block.text, signature: thinkingSignature(block) };
     case 'tool_call':
       return {
         type: 'tool_use',
@@ -234,7 +239,7 @@ export function toAnthropicMessage(r: CanonicalResponse, model: string): Anthrop
     type: 'message',
     role: 'assistant',
     model,
-    content: r.content.map(outputBlock),
+    content: r.content.map(outputBlock).filter((b): b is AnthropicContentBlock => b !== undefined),
     ...stopFields(r.finishReason, r.stopSequence),
     usage: toAnthropicUsage(r.usage),
   };

@@ -15,6 +15,7 @@ import {
 import { parse as parseYaml } from 'yaml';
 import { ConfigValidationError } from '../config';
 import type { RateLimits } from '../config/limits.config';
+import { own } from '../common/own';
 
 /**
  * The keys file (`GATEWAY_KEYS_FILE`): client keys and what applies to each. Keys are
@@ -153,7 +154,7 @@ export function parseKeysFile(text: string, env: NodeJS.ProcessEnv, source: stri
     } else if (entry.sha256 !== undefined) {
       hash = entry.sha256.toLowerCase();
     } else {
-      const value = env[entry.key_env!]?.trim();
+      const value = own(env, entry.key_env!)?.trim();
       if (value) {
         hash = sha256Hex(value);
       } else {

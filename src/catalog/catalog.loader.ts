@@ -5,6 +5,7 @@ import { parse as parseYaml } from 'yaml';
 import type { WireFormat } from '../core/canonical';
 import { CatalogFileSchema, ModelSchema, ProviderSchema } from './catalog.schema';
 import type { Catalog, CatalogModel, CatalogProvider, UpstreamApi } from './catalog.types';
+import { own } from '../common/own';
 
 /** The catalog file is unusable; `problems` lists every reason, each with its path. */
 export class CatalogError extends Error {
@@ -56,7 +57,7 @@ function toProvider(
   where: string,
   problems: string[],
 ): CatalogProvider {
-  const fromEnv = p.base_url_env ? env[p.base_url_env] : undefined;
+  const fromEnv = p.base_url_env ? own(env, p.base_url_env) : undefined;
   const baseUrl = (fromEnv || p.base_url || '').replace(/\/+$/, '');
   if (p.kind !== 'local' && !baseUrl) {
     problems.push(`${where}.base_url: provider '${p.name}' needs base_url or a set base_url_env`);
@@ -64,7 +65,7 @@ function toProvider(
   if (fromEnv && !/^https?:\/\/\S+$/.test(fromEnv)) {
     problems.push(`${where}.base_url_env: ${p.base_url_env} is not an http(s) URL`);
   }
-  const apiKey = p.api_key_env ? env[p.api_key_env] || undefined : undefined;
+  const apiKey = p.api_key_env ? own(env, p.api_key_env) || undefined : undefined;
   const needsKey = p.kind === 'openai' || p.kind === 'anthropic';
   return {
     name: p.name,

@@ -1,5 +1,6 @@
 import { ClassConstructor, plainToInstance } from 'class-transformer';
 import { ValidationError, validateSync } from 'class-validator';
+import { setOwn } from '../common/own';
 
 function flatten(errors: ValidationError[], out: string[]): void {
   for (const e of errors) {
@@ -15,7 +16,7 @@ function nonEmpty(env: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(env)) {
     if (value !== undefined && value !== '') {
-      out[key] = value;
+      setOwn(out, key, value);
     }
   }
   return out;

@@ -164,8 +164,8 @@ export class LimitsService implements OnModuleInit, OnApplicationShutdown {
   ): true {
     const family = envelopeForPath(req.path, undefined);
     const headers = rateLimitHeaders(family, snapshotOf(plan, result), Date.now());
-    for (const name in headers) {
-      res.setHeader(name, headers[name]);
+    for (const [name, value] of Object.entries(headers)) {
+      res.setHeader(name, value);
     }
     if (!result.allowed) {
       throw this.refusal(plan, result);

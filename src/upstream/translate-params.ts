@@ -1,4 +1,5 @@
 import { InvalidRequestError } from '../common/errors/gateway-errors';
+import { own, setOwn } from '../common/own';
 import type { CanonicalRequest, ReasoningEffort, WireFormat } from '../core/canonical';
 
 /** An upstream request body built from a canonical request, and what it had to leave out. */
@@ -71,12 +72,12 @@ export function applyExtraPolicy(
     if (value === undefined || value === null || value === false) {
       continue;
     }
-    const reject = policy.reject[key];
+    const reject = own(policy.reject, key);
     if (reject?.(value)) {
       rejectParam(key, policy.target);
     }
     if (policy.forward?.has(key)) {
-      forwarded[key] = value;
+      setOwn(forwarded, key, value);
     } else if (!policy.ignore.has(key) && !reject) {
       dropped.push(key);
     }

@@ -21,6 +21,7 @@ import { fromChatUsage, relayChatFrames, spliceIncludeUsage } from './chat.passt
 import { parseUpstreamObject } from '../../upstream/upstream-body';
 import { CHAT_ONLY_REJECTS } from '../../upstream/translate-params';
 import { OutputProtections } from '../../policy/protections/output-protections';
+import { own } from '../../common/own';
 
 const DONE: SseFrame = { data: '[DONE]' };
 
@@ -33,13 +34,10 @@ function rejectUnprotectable(body: ChatCompletionRequestDto): void {
   const fields = body as unknown as Record<string, unknown>;
   const unsupported = [
     // Absent, null and false ask for nothing (as in the translators' extra policies).
-    ...Object.keys(CHAT_ONLY_REJECTS).filter(
-      (key) =>
-        fields[key] !== undefined &&
-        fields[key] !== null &&
-        fields[key] !== false &&
-        CHAT_ONLY_REJECTS[key](fields[key]),
-    ),
+    ...Object.entries(CHAT_ONLY_REJECTS).filter(([key, rejects]) => {
+      const value = own(fields, key);
+      return value !== undefined && value !== null && value !== false && rejects(value);
+    }).map(([key]) => key),
     ...(fields.functions !== undefined && fields.functions !== null ? ['functions'] : []),
   ];
   if (unsupported.length > 0) {

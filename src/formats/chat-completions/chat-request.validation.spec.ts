@@ -119,7 +119,17 @@ describe('validateChatRequest', () => {
   it('rejects messages that are not an array', () => {
     const err = rejection(valid({ messages: { role: 'user', content: 'x' } }));
     expect(err.param).toBe('messages');
-    expect(err.message).toMatch(/^Invalid value for 'messages'/);
+    expect(err.message).toBe("Invalid type for 'messages': expected an array, but got an object.");
+  });
+
+  it.each([
+    ['"hi"', 'hi', 'a string'],
+    ['5', 5, 'an integer'],
+    ['null', null, 'null'],
+  ])('says which type messages must have when it is %s', (_label, messages, got) => {
+    expect(rejection(valid({ messages })).message).toBe(
+      `Invalid type for 'messages': expected an array, but got ${got}.`,
+    );
   });
 
   it('rejects an empty messages array', () => {
@@ -221,24 +231,34 @@ describe('validateChatRequest', () => {
 
   it.each([
     ['max_tokens', 0],
-    ['max_tokens', 1.5],
     ['max_completion_tokens', -1],
     ['temperature', 3],
     ['temperature', -0.1],
-    ['temperature', '1'],
     ['top_p', 1.5],
     ['n', 0],
-    ['stream', 'yes'],
     ['reasoning_effort', 'extreme'],
-    ['metadata', 'x'],
-    ['tools', { type: 'function' }],
-    ['parallel_tool_calls', 'true'],
-    ['user', 42],
   ])('rejects %s=%p, naming it', (field, value) => {
     const err = rejection(valid({ [field]: value }));
     expect(err.param).toBe(field);
     expect(err.code).toBe('invalid_value');
     expect(err.message).toMatch(new RegExp(`^Invalid value for '${field}'`));
+  });
+
+  it.each([
+    ['max_tokens', 1.5, 'an integer'],
+    ['temperature', '1', 'a number'],
+    ['stream', 'yes', 'a boolean'],
+    ['metadata', 'x', 'an object'],
+    ['tools', { type: 'function' }, 'an array'],
+    ['parallel_tool_calls', 'true', 'a boolean'],
+    ['user', 42, 'a string'],
+  ])('rejects %s=%p as the wrong type, saying which type it expects', (field, value, type) => {
+    const err = rejection(valid({ [field]: value }));
+    expect(err.param).toBe(field);
+    expect(err.code).toBe('invalid_value');
+    expect(err.message).toMatch(
+      new RegExp(`^Invalid type for '${field}': expected ${type}, but got`),
+    );
   });
 
   it('rejects stop with 5 entries', () => {

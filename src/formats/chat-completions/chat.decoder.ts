@@ -10,6 +10,7 @@ import type {
   TextPart,
 } from '../../core/canonical';
 import type { ChatCompletionRequestDto, ChatMessage } from './chat-request.dto';
+import { own, setOwn } from '../../common/own';
 
 /** Fields the canonical model represents; everything else lands in `extra`. */
 const MODELLED = new Set([
@@ -194,7 +195,7 @@ export function decodeChatRequest(body: ChatCompletionRequestDto): CanonicalRequ
   const extra: Record<string, unknown> = {};
   for (const key of Object.keys(body)) {
     if (!MODELLED.has(key)) {
-      extra[key] = body[key];
+      setOwn(extra, key, own(body, key));
     }
   }
   const stop = body.stop;

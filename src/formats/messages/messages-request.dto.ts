@@ -6,11 +6,11 @@ import {
   IsNotEmpty,
   IsNumber,
   IsObject,
-  IsOptional,
   IsString,
   Max,
   Min,
 } from 'class-validator';
+import { OptionalNotNull } from '../../common/validation/top-level.validation';
 
 /** A content block as clients send it; known types are shape-checked by the validation. */
 export interface MessagesContentBlock {
@@ -50,6 +50,9 @@ export type MessagesThinking =
   | { type: 'disabled' };
 
 /**
+ * Optional fields are `@OptionalNotNull()`: the Messages API accepts no null for them (its
+ * spec marks none of these nullable), so a null is a 400 naming the field.
+ *
  * The fields `POST /v1/messages/count_tokens` reads (section 5.4 of wire-formats.md).
  * Validation checks only these; every other field is kept and forwarded.
  */
@@ -57,21 +60,21 @@ export class CountTokensRequestDto {
   @IsString() @IsNotEmpty() model!: string;
   @IsArray() @ArrayNotEmpty() messages!: MessagesMessage[];
   /** String or text blocks; checked by checkSystem. */
-  @IsOptional() system?: string | MessagesTextBlock[];
-  @IsOptional() @IsArray() tools?: MessagesTool[];
-  @IsOptional() @IsObject() tool_choice?: MessagesToolChoice;
-  @IsOptional() @IsObject() thinking?: MessagesThinking;
-  @IsOptional() @IsObject() output_config?: { effort?: string; [field: string]: unknown };
+  @OptionalNotNull() system?: string | MessagesTextBlock[];
+  @OptionalNotNull() @IsArray() tools?: MessagesTool[];
+  @OptionalNotNull() @IsObject() tool_choice?: MessagesToolChoice;
+  @OptionalNotNull() @IsObject() thinking?: MessagesThinking;
+  @OptionalNotNull() @IsObject() output_config?: { effort?: string; [field: string]: unknown };
   [extra: string]: unknown;
 }
 
 /** The fields of a `POST /v1/messages` request the gateway reads. */
 export class MessagesRequestDto extends CountTokensRequestDto {
   @IsInt() @Min(0) max_tokens!: number;
-  @IsOptional() @IsBoolean() stream?: boolean;
-  @IsOptional() @IsNumber() @Min(0) @Max(1) temperature?: number;
-  @IsOptional() @IsNumber() @Min(0) @Max(1) top_p?: number;
-  @IsOptional() @IsInt() @Min(0) top_k?: number;
-  @IsOptional() @IsArray() @IsString({ each: true }) stop_sequences?: string[];
-  @IsOptional() @IsObject() metadata?: { user_id?: string | null };
+  @OptionalNotNull() @IsBoolean() stream?: boolean;
+  @OptionalNotNull() @IsNumber() @Min(0) @Max(1) temperature?: number;
+  @OptionalNotNull() @IsNumber() @Min(0) @Max(1) top_p?: number;
+  @OptionalNotNull() @IsInt() @Min(0) top_k?: number;
+  @OptionalNotNull() @IsArray() @IsString({ each: true }) stop_sequences?: string[];
+  @OptionalNotNull() @IsObject() metadata?: { user_id?: string | null };
 }

@@ -85,14 +85,35 @@ describe('validateMessagesRequest', () => {
 
   it.each([
     ['model', "Missing required parameter: 'model'.", { model: undefined }],
-    ['model', "Invalid value for 'model'", { model: 42 }],
+    ['model', "Invalid type for 'model': expected a string, but got an integer.", { model: 42 }],
     ['max_tokens', "Missing required parameter: 'max_tokens'.", { max_tokens: undefined }],
-    ['max_tokens', "Invalid value for 'max_tokens'", { max_tokens: 1.5 }],
+    ['max_tokens', "Invalid type for 'max_tokens': expected an integer", { max_tokens: 1.5 }],
+    ['max_tokens', "Invalid value for 'max_tokens'", { max_tokens: -1 }],
     ['messages', "Missing required parameter: 'messages'.", { messages: undefined }],
     ['messages', "Invalid value for 'messages'", { messages: [] }],
     ['temperature', "Invalid value for 'temperature'", { temperature: 1.5 }],
-    ['stream', "Invalid value for 'stream'", { stream: 'yes' }],
-    ['stop_sequences', "Invalid value for 'stop_sequences'", { stop_sequences: [1] }],
+    ['stream', "Invalid type for 'stream': expected a boolean", { stream: 'yes' }],
+    ['stream', "Invalid type for 'stream': expected a boolean, but got null.", { stream: null }],
+    [
+      'thinking',
+      "Invalid type for 'thinking': expected an object, but got null.",
+      { thinking: null },
+    ],
+    [
+      'tool_choice',
+      "Invalid type for 'tool_choice': expected an object, but got null.",
+      { tool_choice: null },
+    ],
+    [
+      'messages',
+      "Invalid type for 'messages': expected an array, but got a string.",
+      { messages: 'hi' },
+    ],
+    [
+      'stop_sequences',
+      "Invalid type for 'stop_sequences': expected an array of strings.",
+      { stop_sequences: [1] },
+    ],
     ['system', "Invalid value for 'system'", { system: [{ type: 'image' }] }],
     ['messages.0', "Invalid value for 'messages.0': expected an object.", { messages: ['hi'] }],
     [

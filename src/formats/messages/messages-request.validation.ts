@@ -3,6 +3,7 @@ import {
   isObject,
   validateTopLevel,
 } from '../../common/validation/top-level.validation';
+import { own } from '../../common/own';
 import { CountTokensRequestDto, MessagesRequestDto } from './messages-request.dto';
 
 /**
@@ -26,19 +27,21 @@ function invalid(path: string, expected: string): never {
 }
 
 function requireString(block: Json, field: string, at: string): void {
-  if (block[field] === undefined) {
+  const value = own(block, field);
+  if (value === undefined) {
     missing(`${at}.${field}`);
   }
-  if (typeof block[field] !== 'string') {
+  if (typeof value !== 'string') {
     invalid(`${at}.${field}`, 'a string');
   }
 }
 
 function requireObject(block: Json, field: string, at: string): void {
-  if (block[field] === undefined) {
+  const value = own(block, field);
+  if (value === undefined) {
     missing(`${at}.${field}`);
   }
-  if (!isObject(block[field])) {
+  if (!isObject(value)) {
     invalid(`${at}.${field}`, 'an object');
   }
 }
@@ -75,7 +78,7 @@ function checkBlocks(content: unknown, at: string): void {
     if (!isObject(block) || typeof block.type !== 'string') {
       invalid(where, "an object with a string 'type'");
     }
-    BLOCK_CHECKS[block.type]?.(block, where);
+    own(BLOCK_CHECKS, block.type)?.(block, where);
   });
 }
 

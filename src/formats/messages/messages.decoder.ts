@@ -16,6 +16,7 @@ import type {
   MessagesRequestDto,
   MessagesTextBlock,
 } from './messages-request.dto';
+import { own, setOwn } from '../../common/own';
 
 /** A Messages or count_tokens body; the generation fields are absent from the latter. */
 export type DecodableMessagesBody = CountTokensRequestDto & Partial<MessagesRequestDto>;
@@ -237,7 +238,7 @@ export function decodeMessagesRequest(body: DecodableMessagesBody): CanonicalReq
   const extra: Record<string, unknown> = {};
   for (const key of Object.keys(body)) {
     if (!MODELLED.has(key)) {
-      extra[key] = body[key];
+      setOwn(extra, key, own(body, key));
     }
   }
   const disableParallel = (body.tool_choice as { disable_parallel_tool_use?: unknown } | undefined)

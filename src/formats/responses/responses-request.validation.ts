@@ -3,6 +3,7 @@ import {
   isObject,
   validateTopLevel,
 } from '../../common/validation/top-level.validation';
+import { own } from '../../common/own';
 import { ResponsesRequestDto } from './responses-request.dto';
 
 const ROLES = new Set(['user', 'assistant', 'system', 'developer']);
@@ -11,10 +12,11 @@ const SUMMARIES = new Set(['auto', 'concise', 'detailed']);
 const TOOL_CHOICES = new Set(['none', 'auto', 'required']);
 
 function requireString(item: Record<string, unknown>, key: string, at: string): void {
-  if (typeof item[key] !== 'string') {
+  const value = own(item, key);
+  if (typeof value !== 'string') {
     fail(
       `${at}.${key}`,
-      item[key] === undefined
+      value === undefined
         ? `Missing required parameter: '${at}.${key}'.`
         : `Invalid type for '${at}.${key}': expected a string.`,
     );

@@ -17,6 +17,7 @@ import type {
   ResponsesInputItem,
   ResponsesRequestDto,
 } from './responses-request.dto';
+import { own, setOwn } from '../../common/own';
 
 /** Fields the canonical model represents; everything else lands in `extra`. */
 const MODELLED = new Set([
@@ -178,7 +179,7 @@ export function decodeResponsesRequest(body: ResponsesRequestDto): CanonicalRequ
   const extra: Record<string, unknown> = {};
   for (const key of Object.keys(body)) {
     if (!MODELLED.has(key)) {
-      extra[key] = body[key];
+      setOwn(extra, key, own(body, key));
     }
   }
   const reasoning = body.reasoning;

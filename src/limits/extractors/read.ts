@@ -1,3 +1,4 @@
+import { own } from '../../common/own';
 /** Small readers shared by the extractors: they accept anything and never throw. */
 
 export type Json = Record<string, unknown>;
@@ -46,7 +47,7 @@ export function outputCaps(
 ): { param: string; value: unknown }[] {
   const caps: { param: string; value: unknown }[] = [];
   for (const param of params) {
-    const value = body[param];
+    const value = own(body, param);
     if (value !== undefined && value !== null) {
       caps.push({ param, value });
     }

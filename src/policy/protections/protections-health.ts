@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { own, setOwn } from '../../common/own';
 
 /** A protection's verdict on one request, as counted. */
 export type ProtectionVerdict = 'pass' | 'flagged' | 'blocked' | 'redacted';
@@ -24,16 +25,25 @@ export class ProtectionsHealth {
 
   /** Lists a protection with zero counts (the registry does it at boot). */
   register(name: string): void {
-    this.counts[name] ??= zero();
+    this.countsOf(name);
   }
 
   record(name: string, verdict: ProtectionVerdict): void {
-    (this.counts[name] ??= zero())[verdict]++;
+    this.countsOf(name)[verdict]++;
   }
 
   /** A second-stage or shadow model call that failed (timeout, upstream error, no verdict). */
   recordError(name: string): void {
-    (this.counts[name] ??= zero()).errors++;
+    this.countsOf(name).errors++;
+  }
+
+  private countsOf(name: string): ProtectionsHealthSnapshot[string] {
+    let counts = own(this.counts, name);
+    if (counts === undefined) {
+      counts = zero();
+      setOwn(this.counts, name, counts);
+    }
+    return counts;
   }
 
   snapshot(): ProtectionsHealthSnapshot {

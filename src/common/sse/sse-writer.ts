@@ -50,70 +50,159 @@ export function writeSseHead(res: Response): void {
  * the upstream) as soon as the client goes away.
  */
 export function writeSse(res: Response, frames: Observable<SseFrame>, opts: SseWriteOptions): void {
-  writeSseHead(res);
-  let finished = false;
-  const keepalive = setTimeout(function tick() {
-    if (!finished) {
-      res.write(KEEPALIVE);
-      keepalive.refresh();
-    }
-  }, opts.keepaliveMs);
-  keepalive.unref();
+  const stream = new SseResponse(res, opts);
+  stream.commit();
+  stream.pipe(frames);
+}
 
-  const onDrain = (): void => opts.flow.resume();
-  const finish = (
-    outcome: 'completed' | 'errored' | 'client_closed',
-    error?: GatewayError,
-  ): void => {
-    if (finished) {
+export interface SseStartOptions extends SseWriteOptions {
+  /** How long to send nothing while the source starts (see {@link writeSseWhenStarted}). */
+  holdMs: number;
+}
+
+/**
+ * Writes a stream whose source is still starting (`start`: an upstream call up to its
+ * first event). For `holdMs` nothing is sent, so that a failure still gets its own HTTP
+ * status: the returned promise rejects with it, for the format's exception filter. After
+ * that the SSE head (200) is committed and `: keepalive` comments go out every
+ * `keepaliveMs` (so that idle timeouts of proxies in front do not fire while a slow
+ * upstream thinks), and a failure is written as the format's error frames instead.
+ */
+export async function writeSseWhenStarted(
+  res: Response,
+  start: Promise<Observable<SseFrame>>,
+  opts: SseStartOptions,
+): Promise<void> {
+  const stream = new SseResponse(res, opts);
+  const hold = setTimeout(() => stream.keepalive(), opts.holdMs);
+  hold.unref();
+  let frames: Observable<SseFrame>;
+  try {
+    frames = await start;
+  } catch (error) {
+    clearTimeout(hold);
+    if (!stream.committed) {
+      stream.release();
+      throw error;
+    }
+    stream.fail(error);
+    return;
+  }
+  clearTimeout(hold);
+  stream.commit();
+  stream.pipe(frames);
+}
+
+/**
+ * One SSE response: commits the head once, sends keep-alives on one timer (refreshed by
+ * every frame, so they go out only while the source is silent), and ends exactly once.
+ */
+class SseResponse {
+  committed = false;
+  private finished = false;
+  private subscription: Subscription | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  private readonly onDrain = (): void => this.opts.flow.resume();
+  private readonly onClose = (): void => {
+    if (!this.finished) {
+      this.subscription?.unsubscribe();
+      this.finish('client_closed');
+    }
+  };
+
+  constructor(
+    private readonly res: Response,
+    private readonly opts: SseWriteOptions,
+  ) {
+    res.on('drain', this.onDrain);
+    res.on('close', this.onClose);
+  }
+
+  /** Sends the SSE head (200) if not yet sent, and starts the keep-alive timer. */
+  commit(): void {
+    if (this.committed || this.finished) {
       return;
     }
-    finished = true;
-    clearTimeout(keepalive);
-    res.off('drain', onDrain);
-    res.off('close', onClose);
-    // A source parked on backpressure must wake up to see it was cancelled.
-    opts.flow.resume();
-    if (outcome !== 'client_closed') {
-      res.end();
+    this.committed = true;
+    writeSseHead(this.res);
+    this.timer = setTimeout(() => this.keepalive(), this.opts.keepaliveMs);
+    this.timer.unref();
+  }
+
+  /** One `: keepalive` comment (committing the head first), then again after keepaliveMs. */
+  keepalive(): void {
+    if (this.finished) {
+      return;
     }
-    opts.onDone?.(outcome, error);
-  };
-  const write = (chunk: string): void => {
-    if (!res.write(chunk)) {
-      opts.flow.pause();
+    this.commit();
+    this.res.write(KEEPALIVE);
+    this.timer?.refresh();
+  }
+
+  /** Gives the response back untouched (nothing was written), e.g. to an exception filter. */
+  release(): void {
+    this.finished = true;
+    this.detach();
+  }
+
+  pipe(frames: Observable<SseFrame>): void {
+    if (this.finished) {
+      return;
     }
-  };
-  function onClose(): void {
-    if (!finished) {
-      subscription.unsubscribe();
-      finish('client_closed');
+    // 'close' is emitted asynchronously, so onClose never runs before this assignment.
+    this.subscription = frames.subscribe({
+      next: (frame) => {
+        this.timer?.refresh();
+        this.write(encodeFrame(frame));
+      },
+      error: (err: unknown) => this.fail(err),
+      complete: () => {
+        for (const frame of this.opts.endFrames ?? []) {
+          this.write(encodeFrame(frame));
+        }
+        this.finish('completed');
+      },
+    });
+  }
+
+  /** Ends the committed stream with the format's error frames. */
+  fail(err: unknown): void {
+    if (this.finished) {
+      return;
+    }
+    const { error, isUnexpected } = normalizeError(err, 'POST', '');
+    if (isUnexpected) {
+      logger.error(`stream source failed: ${String(err)}`, (err as Error)?.stack);
+    }
+    for (const frame of this.opts.errorFrames(error)) {
+      this.write(encodeFrame(frame));
+    }
+    this.finish('errored', error);
+  }
+
+  private write(chunk: string): void {
+    if (!this.res.write(chunk)) {
+      this.opts.flow.pause();
     }
   }
-  res.on('drain', onDrain);
-  res.on('close', onClose);
 
-  // 'close' is emitted asynchronously, so onClose never runs before this assignment.
-  const subscription: Subscription = frames.subscribe({
-    next(frame) {
-      keepalive.refresh();
-      write(encodeFrame(frame));
-    },
-    error(err: unknown) {
-      const { error, isUnexpected } = normalizeError(err, 'POST', '');
-      if (isUnexpected) {
-        logger.error(`stream source failed: ${String(err)}`, (err as Error)?.stack);
-      }
-      for (const frame of opts.errorFrames(error)) {
-        write(encodeFrame(frame));
-      }
-      finish('errored', error);
-    },
-    complete() {
-      for (const frame of opts.endFrames ?? []) {
-        write(encodeFrame(frame));
-      }
-      finish('completed');
-    },
-  });
+  private detach(): void {
+    clearTimeout(this.timer);
+    this.res.off('drain', this.onDrain);
+    this.res.off('close', this.onClose);
+  }
+
+  private finish(outcome: 'completed' | 'errored' | 'client_closed', error?: GatewayError): void {
+    if (this.finished) {
+      return;
+    }
+    this.finished = true;
+    this.detach();
+    // A source parked on backpressure must wake up to see it was cancelled.
+    this.opts.flow.resume();
+    if (outcome !== 'client_closed') {
+      this.res.end();
+    }
+    this.opts.onDone?.(outcome, error);
+  }
 }

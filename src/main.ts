@@ -9,6 +9,7 @@ import { ConfigService } from '@nestjs/config';
 import type { AllConfig } from './config';
 import { CatalogError } from './catalog/catalog.loader';
 import { createRootLogger, PinoNestLogger } from './common/logging/pino-logger';
+import { ShutdownState } from './health/shutdown.state';
 
 async function main(): Promise<void> {
   // The level is read before config validation runs; a bad value is reported by it.
@@ -25,13 +26,18 @@ async function main(): Promise<void> {
       .get<ConfigService<AllConfig, true>>(ConfigService)
       .get('app', { infer: true });
     await app.listen(port, host);
-    logger.info({ port }, `gateway listening on http://localhost:${port}`);
+    logger.info({ port, pid: process.pid }, `gateway listening on http://localhost:${port}`);
     // Own signal handling rather than enableShutdownHooks: Nest re-raises the signal after
     // close, which would kill the process before the asynchronous log writes are flushed.
+    // SIGTERM (an orchestrator) first drains: readiness 503 while still serving. SIGINT
+    // (Ctrl-C at a terminal) closes at once; a second signal exits without waiting.
     const stop = (signal: NodeJS.Signals): void => {
       logger.info({ signal }, 'shutdown requested');
-      app
-        .close()
+      process.once(signal, () => logger.flush(() => process.exit(1)));
+      const drained =
+        signal === 'SIGTERM' ? app.get(ShutdownState).startDraining(signal) : Promise.resolve();
+      drained
+        .then(() => app.close())
         .catch((e: unknown) => logger.error({ err: e }, 'error during shutdown'))
         .finally(() => logger.flush(() => process.exit(0)));
     };

@@ -17,6 +17,8 @@ export class AppEnv {
   @Matches(/^\d+(b|kb|mb|gb)?$/i, { message: 'MAX_BODY_SIZE must be bytes or a size like 10mb' })
   MAX_BODY_SIZE = '10mb';
   @Expose() @Type(() => Number) @IsInt() @Min(0) SHUTDOWN_TIMEOUT_MS = 30_000;
+  /** After SIGTERM, how long readiness answers 503 while new connections are still served. */
+  @Expose() @Type(() => Number) @IsInt() @Min(0) SHUTDOWN_DRAIN_DELAY_MS = 5_000;
   @Expose() @Type(() => Number) @IsInt() @Min(100) SSE_KEEPALIVE_MS = 15_000;
   /** Comma-separated allowed CORS origins, `*` for any; empty disables CORS. */
   @Expose() @IsOptional() @IsString() CORS_ORIGINS?: string;
@@ -29,6 +31,7 @@ export interface AppConfig {
   logLevel: LogLevel;
   maxBodySize: string;
   shutdownTimeoutMs: number;
+  shutdownDrainDelayMs: number;
   sseKeepaliveMs: number;
   corsOrigins: string[];
 }
@@ -42,6 +45,7 @@ export const appConfig = registerAs('app', (): AppConfig => {
     logLevel: env.LOG_LEVEL,
     maxBodySize: env.MAX_BODY_SIZE.toLowerCase(),
     shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS,
+    shutdownDrainDelayMs: env.SHUTDOWN_DRAIN_DELAY_MS,
     sseKeepaliveMs: env.SSE_KEEPALIVE_MS,
     corsOrigins: (env.CORS_ORIGINS ?? '')
       .split(',')

@@ -16,6 +16,7 @@ export function fakeAuthConfig(
       logLevel: 'info',
       maxBodySize: '10mb',
       shutdownTimeoutMs: 0,
+      shutdownDrainDelayMs: 0,
       sseKeepaliveMs: 15000,
       corsOrigins: [],
     },

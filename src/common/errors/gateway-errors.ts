@@ -115,6 +115,15 @@ export class ProviderUnavailableError extends GatewayError {
   }
 }
 
+/** The gateway is shutting down and ended a request it could not finish in time. */
+export class ServerShuttingDownError extends GatewayError {
+  constructor() {
+    super(503, 'server', 'The gateway is shutting down; retry the request.', {
+      code: 'server_shutting_down',
+    });
+  }
+}
+
 /** The upstream answered with an HTTP error; its status class and message are kept. */
 export class UpstreamHttpError extends GatewayError {
   constructor(status: number, kind: ErrorKind, message: string, options: GatewayErrorOptions = {}) {

@@ -3,6 +3,8 @@ import type { Response } from 'express';
 import type { Observable, Subscription } from 'rxjs';
 import { GatewayError } from '../errors/gateway-errors';
 import { normalizeError } from '../errors/normalize-error';
+import type { GatewayRequest } from '../request-context';
+import { type ActiveStreams, activeStreamsOf } from './active-streams';
 import { FlowControl } from './flow-control';
 
 /** One server-sent event. `data` is already serialized; framing happens only here. */
@@ -100,6 +102,7 @@ export async function writeSseWhenStarted(
 class SseResponse {
   committed = false;
   private finished = false;
+  private readonly registry: ActiveStreams | undefined;
   private subscription: Subscription | undefined;
   private timer: NodeJS.Timeout | undefined;
   private readonly onDrain = (): void => this.opts.flow.resume();
@@ -116,6 +119,9 @@ class SseResponse {
   ) {
     res.on('drain', this.onDrain);
     res.on('close', this.onClose);
+    // Test doubles of a response have no express app; they need no shutdown either.
+    this.registry = res.app === undefined ? undefined : activeStreamsOf(res.app);
+    this.registry?.add(this);
   }
 
   /** Sends the SSE head (200) if not yet sent, and starts the keep-alive timer. */
@@ -170,6 +176,8 @@ class SseResponse {
     if (this.finished) {
       return;
     }
+    // Shutdown can end a stream that is still holding its head back.
+    this.commit();
     const { error, isUnexpected } = normalizeError(err, 'POST', '');
     if (isUnexpected) {
       logger.error(`stream source failed: ${String(err)}`, (err as Error)?.stack);
@@ -187,6 +195,7 @@ class SseResponse {
   }
 
   private detach(): void {
+    this.registry?.delete(this);
     clearTimeout(this.timer);
     this.res.off('drain', this.onDrain);
     this.res.off('close', this.onClose);
@@ -198,8 +207,17 @@ class SseResponse {
     }
     this.finished = true;
     this.detach();
+    // Ended from outside (shutdown) while the source runs: cancel it, which aborts the upstream.
+    this.subscription?.unsubscribe();
     // A source parked on backpressure must wake up to see it was cancelled.
     this.opts.flow.resume();
+    if (error !== undefined) {
+      // The access log's errorCode, as the exception filters set it for errors before the head.
+      const ctx = (this.res.req as Partial<GatewayRequest> | undefined)?.ctx;
+      if (ctx !== undefined) {
+        ctx.errorCode = error.code ?? String(error.status);
+      }
+    }
     if (outcome !== 'client_closed') {
       this.res.end();
     }

@@ -32,30 +32,34 @@ export function configureApp(app: NestExpressApplication, logger: Logger): INest
     });
   }
   // Keys are checked before the body is read, so an anonymous client cannot make the
-  // gateway buffer and parse bodies. Health probes stay public; preflights carry no key.
+  // gateway buffer and parse bodies: without a valid key the body is never read. The
+  // answer is left to routing, so that a path that does not exist is a 404 whatever the
+  // key, and an existing one gets the global AuthGuard's 401 before its handler runs.
   const keys = app.get(ApiKeyService);
   app.use((req: Request, _res: Response, next: NextFunction) => {
-    if (req.method === 'OPTIONS' || req.path === '/health' || req.path.startsWith('/health/')) {
-      next();
-      return;
-    }
     try {
       (req as GatewayRequest).ctx.keyId = authenticate(req.headers, keys).id;
+    } catch {
+      // no key yet: see above
+    }
+    next();
+  });
+  const json = express.json({
+    limit: maxBodySize,
+    // Every body is JSON, whatever content-type a hand-written client sent.
+    type: () => true,
+    verify: (req, _res, buf) => {
+      // The parser skips a UTF-8 byte-order mark; the bytes relayed upstream must too.
+      (req as GatewayRequest).rawBody = hasBom(buf) ? buf.subarray(3) : buf;
+    },
+  });
+  app.use((req: Request, res: Response, next: NextFunction) => {
+    if ((req as GatewayRequest).ctx.keyId === undefined) {
       next();
-    } catch (e) {
-      next(e);
+    } else {
+      json(req, res, next);
     }
   });
-  app.use(
-    express.json({
-      limit: maxBodySize,
-      // Every body is JSON, whatever content-type a hand-written client sent.
-      type: () => true,
-      verify: (req, _res, buf) => {
-        (req as GatewayRequest).rawBody = buf;
-      },
-    }),
-  );
   app.use((err: unknown, req: Request, res: Response, next: NextFunction) => {
     if (res.headersSent) {
       next(err);
@@ -75,4 +79,8 @@ export function configureApp(app: NestExpressApplication, logger: Logger): INest
       );
   });
   return app;
+}
+
+function hasBom(buf: Buffer): boolean {
+  return buf.length >= 3 && buf[0] === 0xef && buf[1] === 0xbb && buf[2] === 0xbf;
 }

@@ -262,10 +262,13 @@ describe('config namespaces', () => {
     withEnv({});
     expect(upstreamConfig()).toEqual({
       connectTimeoutMs: 10_000,
-      headersTimeoutMs: 600_000,
-      bodyTimeoutMs: 300_000,
+      headersTimeoutMs: 300_000,
+      bodyTimeoutMs: 120_000,
       maxConnections: 0,
       keepAliveTimeoutMs: 60_000,
+      maxAnswerBytes: 32 * 1024 * 1024,
+      maxEventBytes: 8 * 1024 * 1024,
+      streamHoldMs: 5_000,
     });
   });
 
@@ -276,6 +279,9 @@ describe('config namespaces', () => {
       UPSTREAM_BODY_TIMEOUT_MS: '33',
       UPSTREAM_MAX_CONNECTIONS: '44',
       UPSTREAM_KEEPALIVE_TIMEOUT_MS: '55',
+      UPSTREAM_MAX_ANSWER_BYTES: '6600',
+      UPSTREAM_MAX_EVENT_BYTES: '7700',
+      UPSTREAM_STREAM_HOLD_MS: '0',
     });
     expect(upstreamConfig()).toEqual({
       connectTimeoutMs: 11,
@@ -283,6 +289,9 @@ describe('config namespaces', () => {
       bodyTimeoutMs: 33,
       maxConnections: 44,
       keepAliveTimeoutMs: 55,
+      maxAnswerBytes: 6600,
+      maxEventBytes: 7700,
+      streamHoldMs: 0,
     });
   });
 });

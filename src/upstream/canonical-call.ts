@@ -1,10 +1,12 @@
+import { Logger } from '@nestjs/common';
 import { Observable } from 'rxjs';
-import { GatewayError } from '../common/errors/gateway-errors';
 import type { CanonicalEvent } from '../core/canonical';
 import type { CallContext } from './provider.interface';
-import { sseFrames } from './sse-source';
-import { parseUpstreamObject, requireEventStream } from './upstream-body';
-import { mapTransportError, type UpstreamResponse } from './upstream-http.client';
+import type { AnswerKind } from './upstream-body';
+import { malformedEventError } from './upstream-errors';
+import type { UpstreamHttpClient, UpstreamResponse } from './upstream-http.client';
+
+const logger = new Logger('UpstreamStream');
 
 /** Turns an upstream's stream events into canonical events; one instance per stream. */
 export interface StreamDecoder {
@@ -14,12 +16,16 @@ export interface StreamDecoder {
 }
 
 export interface CanonicalCall {
+  /** Reads bodies and frames within the size caps, and redacts upstream error text. */
+  http: UpstreamHttpClient;
   /** Sends the request; resolves with a 2xx response, rejects with typed errors. */
   send(): Promise<UpstreamResponse>;
   stream: boolean;
   ctx: CallContext;
   providerName: string;
-  /** A non-streamed answer as canonical events. */
+  /** The API whose answer a non-streamed body must be. */
+  answer: AnswerKind;
+  /** A non-streamed answer (checked to be one) as canonical events. */
   fromJson(body: Record<string, unknown>): CanonicalEvent[];
   decoder(): StreamDecoder;
 }
@@ -28,11 +34,14 @@ export interface CanonicalCall {
  * One translated upstream call as a canonical event stream. Nothing is sent until
  * subscription; unsubscribing aborts the upstream request (and its body), so a client
  * going away cancels it at once. Stream frames go through the decoder (`[DONE]` ends a
- * chat stream); backpressure reaches the upstream socket through `ctx.flow`.
+ * chat stream); backpressure reaches the upstream socket through `ctx.flow`. Every error
+ * leaves redacted, since decoders build theirs from upstream text (error events, failed
+ * responses); a frame that is not JSON fails the stream.
  */
 export function canonicalCall(call: CanonicalCall): Observable<CanonicalEvent> {
   return new Observable<CanonicalEvent>((subscriber) => {
-    const { ctx } = call;
+    const { ctx, http } = call;
+    const fail = (e: unknown): void => subscriber.error(http.redactError(e));
     let closed = false;
     let innerTeardown: (() => void) | undefined;
     /** Set once the upstream answer was read to its end: nothing left to cancel. */
@@ -46,9 +55,14 @@ export function canonicalCall(call: CanonicalCall): Observable<CanonicalEvent> {
         if (!call.stream) {
           let parsed: Record<string, unknown>;
           try {
-            parsed = parseUpstreamObject(await res.body.text(), call.providerName);
+            ({ value: parsed } = await http.readAnswer(
+              res,
+              ctx.signal,
+              call.providerName,
+              call.answer,
+            ));
           } catch (e) {
-            subscriber.error(e instanceof GatewayError ? e : mapTransportError(e, ctx.signal));
+            fail(e);
             return;
           }
           finished = true;
@@ -58,15 +72,15 @@ export function canonicalCall(call: CanonicalCall): Observable<CanonicalEvent> {
             }
             subscriber.complete();
           } catch (e) {
-            subscriber.error(e);
+            fail(e);
           }
           return;
         }
         try {
-          await requireEventStream(res, call.providerName);
+          await http.requireEventStream(res, call.providerName);
         } catch (e) {
           if (!closed) {
-            subscriber.error(e);
+            fail(e);
           }
           return;
         }
@@ -76,7 +90,7 @@ export function canonicalCall(call: CanonicalCall): Observable<CanonicalEvent> {
         }
         const decoder = call.decoder();
         let done = false;
-        const sub = sseFrames(res, ctx.flow, ctx.abort, ctx.signal).subscribe({
+        const sub = http.eventStream(res, ctx, call.providerName, false).subscribe({
           next(frame) {
             if (done) {
               return;
@@ -95,7 +109,11 @@ export function canonicalCall(call: CanonicalCall): Observable<CanonicalEvent> {
               try {
                 data = JSON.parse(frame.data) as Record<string, unknown>;
               } catch {
-                return; // not an event (e.g. a vendor comment in a data line)
+                // Never the content in the log: it may quote anything.
+                logger.warn(
+                  `request ${ctx.requestId}: upstream '${call.providerName}' sent a stream event that is not JSON (${frame.data.length} chars); the stream ends with upstream_malformed_event`,
+                );
+                throw malformedEventError(call.providerName);
               }
               if (frame.event === 'error' && data.type === undefined) {
                 data = { type: 'error', error: data.error ?? data };
@@ -105,13 +123,13 @@ export function canonicalCall(call: CanonicalCall): Observable<CanonicalEvent> {
               }
             } catch (e) {
               done = true;
-              subscriber.error(e);
+              fail(e);
             }
           },
           error(e: unknown) {
             if (!done) {
               done = true;
-              subscriber.error(e);
+              fail(e);
             }
           },
           complete() {
@@ -126,7 +144,7 @@ export function canonicalCall(call: CanonicalCall): Observable<CanonicalEvent> {
               }
               subscriber.complete();
             } catch (e) {
-              subscriber.error(e);
+              fail(e);
             }
           },
         });
@@ -137,7 +155,7 @@ export function canonicalCall(call: CanonicalCall): Observable<CanonicalEvent> {
       },
       (e: unknown) => {
         if (!closed) {
-          subscriber.error(e);
+          fail(e);
         }
       },
     );

@@ -39,8 +39,18 @@ export interface ResourceCall {
   ctx: CallContext;
 }
 
+/**
+ * A native answer: a non-streamed one as its bytes and the same parsed (already checked
+ * to be an answer of its API: callers parse nothing again), or a stream's frames.
+ */
 export type PassthroughResult =
-  | { kind: 'json'; status: number; body: Buffer; contentType: string }
+  | {
+      kind: 'json';
+      status: number;
+      body: Buffer;
+      value: Record<string, unknown>;
+      contentType: string;
+    }
   | { kind: 'stream'; frames: Observable<SseFrame> };
 
 /**
@@ -75,3 +85,11 @@ export interface ProviderDriver {
 }
 
 export type { ProviderKind };
+
+/** The frames of a streamed call's result (providers answer a streamed call with frames). */
+export function framesOf(result: PassthroughResult): Observable<SseFrame> {
+  if (result.kind !== 'stream') {
+    throw new Error('a streamed upstream call resolved with a JSON answer');
+  }
+  return result.frames;
+}

@@ -1,49 +1,148 @@
+import { Logger } from '@nestjs/common';
 import { createParser } from 'eventsource-parser';
 import { Observable } from 'rxjs';
 import type { FlowControl } from '../common/sse/flow-control';
 import type { SseFrame } from '../common/sse/sse-writer';
-import { mapTransportError, type UpstreamResponse } from './upstream-http.client';
+import type { UpstreamResponse } from './upstream-body';
+import { malformedEventError, mapTransportError, upstreamTooLargeError } from './upstream-errors';
+
+export interface SseSourceOptions {
+  flow: FlowControl;
+  /** Cancels the upstream request (the call context's abort). */
+  abort: () => void;
+  signal: AbortSignal;
+  providerName: string;
+  /** For log lines. */
+  requestId: string;
+  /** Largest single event; a longer one fails the stream and drops the connection. */
+  maxEventBytes: number;
+  /** Applied to the data of the upstream's own error frames only, never to healthy ones. */
+  redact: (text: string) => string;
+  /**
+   * The frames are relayed as they are (the fast path): a data line that is neither
+   * `[DONE]` nor shaped like a JSON object fails the stream instead of reaching a client
+   * SDK that would throw on it. The canonical path parses every frame and checks itself.
+   */
+  relayed: boolean;
+}
+
+/**
+ * An upstream error frame, in any of the three grammars: `event: error` (Messages,
+ * Responses), `event: response.failed`, or data starting with `{"error"` (chat) or with
+ * the type of one of those (a server that leaves out event names). Anchored regexes:
+ * a healthy frame costs a few character comparisons.
+ */
+const ERROR_DATA = /^\s*\{\s*"(?:error"|type"\s*:\s*"(?:error|response\.failed)")/;
+
+export function isErrorFrame(event: string | undefined, data: string): boolean {
+  return event === 'error' || event === 'response.failed' || ERROR_DATA.test(data);
+}
+
+function isWhitespace(code: number): boolean {
+  return code === 0x20 || code === 0x09 || code === 0x0a || code === 0x0d;
+}
+
+/**
+ * True when `data` starts with `{` and ends with `}` (JSON whitespace aside): catches
+ * garbage and cut-off frames at the cost of two character reads. A full JSON.parse per
+ * frame (about 0.7 µs for a typical chunk) would also catch a frame that is broken inside
+ * its braces; the relays do parse the frames they need.
+ */
+export function looksLikeJsonObject(data: string): boolean {
+  let start = 0;
+  let end = data.length - 1;
+  while (start <= end && isWhitespace(data.charCodeAt(start))) {
+    start++;
+  }
+  while (end > start && isWhitespace(data.charCodeAt(end))) {
+    end--;
+  }
+  return data.charCodeAt(start) === 0x7b && data.charCodeAt(end) === 0x7d && end > start;
+}
+
+/** Event names are upstream text too: only a plain name goes into a log line. */
+const PLAIN_NAME = /^[\w.-]{1,64}$/;
+const logger = new Logger('UpstreamStream');
 
 /**
  * The upstream's SSE body as an Observable of frames. Unsubscribing before the body ends
- * aborts the upstream request (through `abort`) and destroys the socket's body.
+ * aborts the upstream request (through `abort`) and destroys the socket's body. An event
+ * over `maxEventBytes`, or (relayed) one that is not JSON, fails the stream with a typed
+ * 502 and drops the connection; the upstream's own error frames come out redacted.
  */
-export function sseFrames(
-  res: UpstreamResponse,
-  flow: FlowControl,
-  abort: () => void,
-  signal: AbortSignal,
-): Observable<SseFrame> {
+export function sseFrames(res: UpstreamResponse, opts: SseSourceOptions): Observable<SseFrame> {
   return new Observable<SseFrame>((subscriber) => {
     const body = res.body;
     let ended = false;
+    const fail = (error: Error): void => {
+      if (ended) {
+        return;
+      }
+      ended = true;
+      // Dropping the socket is what aborts the upstream call; our signal stays for the client.
+      body.destroy();
+      subscriber.error(error);
+    };
     const parser = createParser({
+      // Bounds what an unfinished line or event may hold: memory stays at the cap.
+      maxBufferSize: opts.maxEventBytes,
+      onError(error) {
+        if (error.type === 'max-buffer-size-exceeded') {
+          fail(upstreamTooLargeError(opts.providerName, 'stream event', opts.maxEventBytes));
+        }
+        // Other parse errors are lines the SSE grammar says to ignore.
+      },
       onEvent(event) {
-        subscriber.next(
-          event.event === undefined
-            ? { data: event.data }
-            : { event: event.event, data: event.data },
-        );
+        if (ended) {
+          return;
+        }
+        let data = event.data;
+        if (opts.relayed && data !== '[DONE]' && !looksLikeJsonObject(data)) {
+          const name =
+            event.event !== undefined && PLAIN_NAME.test(event.event) ? event.event : '-';
+          // Never the content: it may quote anything, secrets included.
+          logger.warn(
+            `request ${opts.requestId}: upstream '${opts.providerName}' sent a stream event that is not JSON (event ${name}, ${data.length} chars); the stream ends with upstream_malformed_event`,
+          );
+          fail(malformedEventError(opts.providerName));
+          return;
+        }
+        if (isErrorFrame(event.event, data)) {
+          data = opts.redact(data);
+        }
+        subscriber.next(event.event === undefined ? { data } : { event: event.event, data });
       },
     });
     // undici's body ignores setEncoding; a streaming decoder keeps split UTF-8 intact.
     const decoder = new TextDecoder();
-    body.on('data', (chunk: Buffer) => parser.feed(decoder.decode(chunk, { stream: true })));
+    body.on('data', (chunk: Buffer) => {
+      if (!ended) {
+        parser.feed(decoder.decode(chunk, { stream: true }));
+      }
+    });
     body.on('end', () => {
-      ended = true;
+      if (ended) {
+        return;
+      }
       // A last event without its blank line still counts: the extra blank lines dispatch
       // it, and are a no-op after a properly terminated stream.
       parser.feed(`${decoder.decode()}\n\n`);
-      subscriber.complete();
+      if (!ended) {
+        ended = true;
+        subscriber.complete();
+      }
     });
     body.on('error', (err) => {
-      ended = true;
-      subscriber.error(mapTransportError(err, signal));
+      if (!ended) {
+        ended = true;
+        subscriber.error(mapTransportError(err, opts.signal));
+      }
     });
-    flow.attach({ pause: () => body.pause(), resume: () => body.resume() });
+    opts.flow.attach({ pause: () => body.pause(), resume: () => body.resume() });
     return () => {
       if (!ended) {
-        abort();
+        ended = true;
+        opts.abort();
         body.destroy();
       }
     };

@@ -1,6 +1,18 @@
 import { Readable } from 'node:stream';
-import { parseUpstreamObject, requireEventStream } from './upstream-body';
+import {
+  type AnswerKind,
+  notAnEventStream,
+  parseUpstreamAnswer,
+  readCapped,
+} from './upstream-body';
 import type { UpstreamResponse } from './upstream-http.client';
+
+async function requireEventStream(res: UpstreamResponse, provider: string): Promise<void> {
+  const error = await notAnEventStream(res, provider);
+  if (error !== undefined) {
+    throw error;
+  }
+}
 
 function answer(contentType: string | undefined, body: Readable | string): UpstreamResponse {
   return {
@@ -19,15 +31,23 @@ async function failure(res: UpstreamResponse): Promise<Record<string, unknown>> 
   throw new Error('expected a rejection');
 }
 
-describe('parseUpstreamObject', () => {
-  it('returns the parsed object', () => {
-    expect(parseUpstreamObject(Buffer.from('{"a":1}'), 'p')).toEqual({ a: 1 });
+describe('parseUpstreamAnswer', () => {
+  const valid: [AnswerKind, string][] = [
+    ['chat_completions', '{"id":"c","choices":[{"index":0,"message":{"content":"hi"}}]}'],
+    ['responses', '{"id":"r","output":[],"error":null}'],
+    ['messages', '{"id":"m","type":"message","content":[]}'],
+    ['count_tokens', '{"input_tokens":3}'],
+    ['object', '{"id":"resp_1","deleted":true}'],
+  ];
+
+  it.each(valid)('returns a valid %s answer parsed', (kind, text) => {
+    expect(parseUpstreamAnswer(Buffer.from(text), 'p', kind)).toEqual(JSON.parse(text));
   });
 
   it.each(['<html>502</html>', 'null', '[1]', '"text"', '7', ''])(
     'answers a 502 upstream_error naming the provider for %j',
     (text) => {
-      expect(() => parseUpstreamObject(Buffer.from(text), 'prov-x')).toThrow(
+      expect(() => parseUpstreamAnswer(Buffer.from(text), 'prov-x', 'object')).toThrow(
         expect.objectContaining({
           status: 502,
           kind: 'server',
@@ -37,6 +57,80 @@ describe('parseUpstreamObject', () => {
       );
     },
   );
+
+  it.each([
+    ['chat_completions', '{}', 'choices[0].message'],
+    ['chat_completions', '{"choices":[]}', 'choices[0].message'],
+    ['chat_completions', '{"choices":[{"message":null}]}', 'choices[0].message'],
+    ['responses', '{"id":"r"}', 'output'],
+    ['messages', '{"id":"m","content":"text"}', 'content'],
+    ['count_tokens', '{"tokens":3}', 'input_tokens'],
+  ] as [AnswerKind, string, string][])(
+    'answers a 502 for a %s answer %s that lacks %s',
+    (kind, text, field) => {
+      expect(() => parseUpstreamAnswer(text, 'prov-x', kind)).toThrow(
+        expect.objectContaining({
+          status: 502,
+          code: 'upstream_error',
+          message: expect.stringContaining(field) as unknown,
+        }),
+      );
+    },
+  );
+
+  it('turns a 2xx error body into its error, with the status class it states or 502', () => {
+    expect(() =>
+      parseUpstreamAnswer('{"error":{"message":"quota gone"}}', 'prov-x', 'chat_completions'),
+    ).toThrow(
+      expect.objectContaining({ status: 502, message: expect.stringContaining('quota gone') }),
+    );
+    expect(() =>
+      parseUpstreamAnswer(
+        '{"type":"error","error":{"type":"rate_limit_error","message":"slow"}}',
+        'p',
+        'messages',
+      ),
+    ).toThrow(expect.objectContaining({ status: 429, message: 'slow' }));
+    expect(() => parseUpstreamAnswer('{"error":true}', 'prov-x', 'object')).toThrow(
+      expect.objectContaining({ status: 502, code: 'upstream_error' }),
+    );
+  });
+});
+
+describe('readCapped', () => {
+  const ok = (body: Readable, headers: Record<string, string> = {}): UpstreamResponse =>
+    ({ statusCode: 200, headers, body }) as unknown as UpstreamResponse;
+  const signal = new AbortController().signal;
+
+  it('returns the whole body when it fits', async () => {
+    const body = Readable.from([Buffer.from('{"a":'), Buffer.from('1}')]);
+    expect((await readCapped(ok(body), 100, signal, 'p')).toString()).toBe('{"a":1}');
+  });
+
+  it('refuses a declared content-length over the cap without reading', async () => {
+    const body = Readable.from([Buffer.from('x')]);
+    await expect(
+      readCapped(ok(body, { 'content-length': '101' }), 100, signal, 'prov-x'),
+    ).rejects.toMatchObject({ status: 502, code: 'upstream_response_too_large' });
+    expect(body.destroyed).toBe(true);
+  });
+
+  it('stops reading and drops the body as soon as it passes the cap', async () => {
+    let produced = 0;
+    const endless = new Readable({
+      read() {
+        produced += 1024;
+        this.push(Buffer.alloc(1024, 'a'));
+      },
+    });
+    await expect(readCapped(ok(endless), 10 * 1024, signal, 'prov-x')).rejects.toMatchObject({
+      status: 502,
+      code: 'upstream_response_too_large',
+      message: expect.stringContaining("'prov-x'") as unknown,
+    });
+    expect(produced).toBeLessThan(64 * 1024);
+    expect(endless.destroyed).toBe(true);
+  });
 });
 
 describe('requireEventStream', () => {

@@ -1,37 +1,87 @@
+import type { Dispatcher } from 'undici';
+import { own, setOwn } from '../common/own';
 import { type GatewayError, UpstreamHttpError } from '../common/errors/gateway-errors';
-import { type UpstreamResponse, upstreamErrorFromBody } from './upstream-http.client';
+import {
+  errorForStatus,
+  invalidAnswerError,
+  mapTransportError,
+  upstreamErrorFromBody,
+  upstreamTooLargeError,
+} from './upstream-errors';
 
-/** How much of an unexpected body is read to explain it; the rest is discarded. */
+export type UpstreamResponse = Dispatcher.ResponseData;
+
+/** How much of an error body is read to explain it; the rest is discarded. */
+const MAX_ERROR_BODY = 64 * 1024;
+/** How much of an unexpected 2xx body is read to explain it. */
 const MAX_EXPLAINED_BODY = 16 * 1024;
+/** Retry hints of an error answer that the client gets too. */
+const RETRY_HEADERS = ['retry-after', 'retry-after-ms', 'x-should-retry'] as const;
 
 /**
- * Parses a 2xx upstream body that must be a JSON object. Anything else (not JSON,
- * `null`, an array, a string) is the upstream's failure: a 502 `upstream_error` naming
- * the provider, never a 500 from a crash further down.
+ * Which API's answer a 2xx non-streamed body must be: the three generation APIs,
+ * `count_tokens`, or `object` (any JSON object, e.g. a stored resource or a deletion).
  */
-export function parseUpstreamObject(
+export type AnswerKind = 'chat_completions' | 'responses' | 'messages' | 'count_tokens' | 'object';
+
+/**
+ * Why a parsed answer is not an answer of its API (undefined when it is one): only the
+ * fields a translator needs to produce content are required, so that a sparse but real
+ * answer (vLLM, llama.cpp) still passes while `{}` or a stray object fails.
+ */
+const MISSING: Record<AnswerKind, (value: Record<string, unknown>) => string | undefined> = {
+  chat_completions: (v) => {
+    const first: unknown = Array.isArray(v.choices) ? v.choices[0] : undefined;
+    const message =
+      typeof first === 'object' && first !== null
+        ? (first as { message?: unknown }).message
+        : undefined;
+    return typeof message === 'object' && message !== null
+      ? undefined
+      : 'a chat completion without choices[0].message';
+  },
+  responses: (v) => (Array.isArray(v.output) ? undefined : 'a response without an output list'),
+  messages: (v) => (Array.isArray(v.content) ? undefined : 'a message without a content list'),
+  count_tokens: (v) =>
+    typeof v.input_tokens === 'number' ? undefined : 'a token count without input_tokens',
+  object: () => undefined,
+};
+
+/**
+ * Parses a 2xx non-streamed body and checks that it is an answer of `kind`. Anything else
+ * is the upstream's failure, never a 200 with empty content: an error body keeps its
+ * message (and the status class it states; 502 otherwise), and any other body (not JSON,
+ * not an object, required fields missing) is a 502 `upstream_error` naming the provider.
+ * Error messages quote upstream text: redact them before they leave the gateway.
+ */
+export function parseUpstreamAnswer(
   body: Buffer | string,
   providerName: string,
+  kind: AnswerKind,
 ): Record<string, unknown> {
+  const text = typeof body === 'string' ? body : body.toString('utf8');
   let value: unknown;
   try {
-    value = JSON.parse(typeof body === 'string' ? body : body.toString('utf8'));
+    value = JSON.parse(text);
   } catch {
-    throw notAJsonObject(providerName, 'a body that is not JSON');
+    throw invalidAnswerError(providerName, 'a body that is not JSON');
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw notAJsonObject(providerName, 'JSON that is not an object');
+    throw invalidAnswerError(providerName, 'JSON that is not an object');
   }
-  return value as Record<string, unknown>;
-}
-
-function notAJsonObject(providerName: string, what: string): UpstreamHttpError {
-  return new UpstreamHttpError(
-    502,
-    'server',
-    `The upstream provider '${providerName}' answered with ${what}.`,
-    { code: 'upstream_error' },
-  );
+  const answer = value as Record<string, unknown>;
+  // A Responses object always has `error` (null unless it failed): only a truthy one counts.
+  if (answer.error !== undefined && answer.error !== null && answer.error !== false) {
+    throw (
+      upstreamErrorFromBody(text, providerName, answer) ??
+      invalidAnswerError(providerName, 'an error without a message')
+    );
+  }
+  const missing = MISSING[kind](answer);
+  if (missing !== undefined) {
+    throw invalidAnswerError(providerName, missing);
+  }
+  return answer;
 }
 
 /** True when the answer is an event stream (a missing content type is given the benefit). */
@@ -42,25 +92,18 @@ export function isEventStream(res: UpstreamResponse): boolean {
 }
 
 /**
- * For a streamed request: resolves when the 2xx answer is an event stream, else reads a
- * bounded part of the body and rejects, before anything reached the client. A JSON error
- * body keeps its message (and its status class when it states one); anything else is a
- * 502 `upstream_error` naming the provider and the content type.
+ * For a streamed request: undefined when the 2xx answer is an event stream, else the
+ * error explaining it, from a bounded part of the body, before anything reached the
+ * client. A JSON error body keeps its message (and its status class when it states one);
+ * anything else is a 502 `upstream_error` naming the provider and the content type.
  */
-export async function requireEventStream(
+export async function notAnEventStream(
   res: UpstreamResponse,
   providerName: string,
-): Promise<void> {
+): Promise<GatewayError | undefined> {
   if (isEventStream(res)) {
-    return;
+    return undefined;
   }
-  throw await notAnEventStream(res, providerName);
-}
-
-async function notAnEventStream(
-  res: UpstreamResponse,
-  providerName: string,
-): Promise<GatewayError> {
   const type = String(res.headers['content-type']);
   const text = await readBounded(res, MAX_EXPLAINED_BODY);
   const fromBody = upstreamErrorFromBody(text, providerName);
@@ -74,6 +117,58 @@ async function notAnEventStream(
     `The upstream provider '${providerName}' answered a streamed request with '${type}' instead of an event stream${snippet ? `: ${snippet}` : '.'}`,
     { code: 'upstream_error' },
   );
+}
+
+/**
+ * Reads an upstream error response (a bounded part of its body) into a typed error that
+ * keeps its status class; see {@link errorForStatus}.
+ */
+export async function upstreamHttpError(
+  res: UpstreamResponse,
+  providerName: string,
+): Promise<GatewayError> {
+  const text = await readBounded(res, MAX_ERROR_BODY);
+  const headers: Record<string, string> = {};
+  for (const name of RETRY_HEADERS) {
+    const value = own(res.headers, name);
+    if (typeof value === 'string') {
+      setOwn(headers, name, value);
+    }
+  }
+  return errorForStatus(res.statusCode, text, headers, providerName, `HTTP ${res.statusCode}`);
+}
+
+/**
+ * The whole body, refused (and the connection dropped, which aborts the upstream call)
+ * as soon as it is known to exceed `limit` bytes: from `content-length` before reading,
+ * else while reading, so memory stays bounded by the cap.
+ */
+export async function readCapped(
+  res: UpstreamResponse,
+  limit: number,
+  signal: AbortSignal,
+  providerName: string,
+): Promise<Buffer> {
+  const declared = Number(res.headers['content-length']);
+  if (Number.isFinite(declared) && declared > limit) {
+    res.body.destroy();
+    throw upstreamTooLargeError(providerName, 'answer', limit);
+  }
+  const chunks: Buffer[] = [];
+  let size = 0;
+  try {
+    for await (const chunk of res.body as AsyncIterable<Buffer>) {
+      size += chunk.length;
+      if (size > limit) {
+        res.body.destroy();
+        throw upstreamTooLargeError(providerName, 'answer', limit);
+      }
+      chunks.push(chunk);
+    }
+  } catch (e) {
+    throw mapTransportError(e, signal);
+  }
+  return chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size);
 }
 
 /** Up to `limit` bytes of the body as text; the body is then discarded (and the socket freed). */

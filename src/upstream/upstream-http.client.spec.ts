@@ -7,30 +7,26 @@ import {
   UpstreamHttpError,
   UpstreamTimeoutError,
 } from '../common/errors/gateway-errors';
-import {
-  UpstreamHttpClient,
-  UpstreamResponse,
-  mapTransportError,
-  upstreamHttpError,
-} from './upstream-http.client';
+import { Readable } from 'node:stream';
+import { fakeUpstreamConfig } from '../testing/fake-upstream-config';
+import { Redactor } from './redactor';
+import { upstreamHttpError } from './upstream-body';
+import { UpstreamHttpClient, UpstreamResponse, mapTransportError } from './upstream-http.client';
 
 function fakeResponse(
   statusCode: number,
   body: string | Error,
   headers: Record<string, string | string[]> = {},
 ): UpstreamResponse {
-  return {
-    statusCode,
-    headers,
-    body: {
-      text: async () => {
-        if (body instanceof Error) {
-          throw body;
-        }
-        return body;
-      },
-    },
-  } as unknown as UpstreamResponse;
+  const readable =
+    body instanceof Error
+      ? new Readable({
+          read() {
+            this.destroy(body);
+          },
+        })
+      : Readable.from([Buffer.from(body)]);
+  return { statusCode, headers, body: readable } as unknown as UpstreamResponse;
 }
 
 const openAiError = (message: string, code: string | null, param: string | null) =>
@@ -124,7 +120,7 @@ describe('upstreamHttpError', () => {
     },
   );
 
-  it.each([500, 502, 503, 529])('turns an upstream %i into a 502', async (status) => {
+  it.each([500, 502, 503])('turns an upstream %i into a 502', async (status) => {
     const err = await upstreamHttpError(
       fakeResponse(status, JSON.stringify({ error: { message: 'Overloaded' } }), {
         'retry-after': '2',
@@ -135,6 +131,39 @@ describe('upstreamHttpError', () => {
     expect(err.message).toContain(`HTTP ${status}`);
     expect(err.message).toContain('Overloaded');
     expect(err.headers).toEqual({ 'retry-after': '2' });
+  });
+
+  it('keeps a 529 as an overloaded 529 with its retry hints, whatever the provider', async () => {
+    const err = await upstreamHttpError(
+      fakeResponse(
+        529,
+        '{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}',
+        { 'retry-after': '3' },
+      ),
+      'anthropic',
+    );
+    expect(err).toMatchObject({
+      status: 529,
+      kind: 'overloaded',
+      code: 'upstream_overloaded',
+      headers: { 'retry-after': '3' },
+    });
+    expect(err.message).toContain('Overloaded');
+  });
+
+  it('reads a bounded part of a huge error body and drops the rest', async () => {
+    let produced = 0;
+    const endless = new Readable({
+      read() {
+        produced += 1024;
+        this.push(Buffer.alloc(1024, 'a'));
+      },
+    });
+    const res = { statusCode: 500, headers: {}, body: endless } as unknown as UpstreamResponse;
+    const err = await upstreamHttpError(res, 'p');
+    expect(err.status).toBe(502);
+    expect(produced).toBeLessThan(1024 * 1024);
+    expect(endless.destroyed).toBe(true);
   });
 
   it('reports the status alone when the body cannot be read', async () => {
@@ -216,46 +245,74 @@ describe('mapTransportError', () => {
   });
 });
 
-describe('UpstreamHttpClient.sendOk', () => {
-  it('never relays the credential an upstream quotes back in its error', async () => {
+describe('UpstreamHttpClient', () => {
+  const SECRET = 'sk-provider-secret-123';
+  let server: import('node:http').Server;
+  let origin: string;
+  let reply: (res: import('node:http').ServerResponse) => void;
+  let client: UpstreamHttpClient;
+
+  beforeAll(async () => {
     const { createServer } = await import('node:http');
-    const server = createServer((_req, res) => {
-      res.writeHead(500, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ error: { message: 'bad key sk-provider-secret-123 used' } }));
-    });
+    server = createServer((_req, res) => reply(res));
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-    const { port } = server.address() as { port: number };
-    const config = {
-      get: () => ({
-        connectTimeoutMs: 1000,
-        headersTimeoutMs: 1000,
-        bodyTimeoutMs: 1000,
-        maxConnections: 0,
-        keepAliveTimeoutMs: 1000,
-      }),
+    origin = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+    client = new UpstreamHttpClient(
+      fakeUpstreamConfig({ maxAnswerBytes: 64 * 1024 }),
+      new Redactor([SECRET]),
+    );
+  });
+  afterAll(async () => {
+    await client.onApplicationShutdown();
+    server.close();
+  });
+
+  const post = (): Promise<UpstreamResponse> =>
+    client.sendOk(
+      {
+        url: `${origin}/v1/x`,
+        method: 'POST',
+        headers: {},
+        body: '{}',
+        signal: new AbortController().signal,
+      },
+      'openai',
+    );
+  const rejection = (p: Promise<unknown>): Promise<Error> =>
+    p.then(
+      () => new Error('expected a rejection'),
+      (e: unknown) => e as Error,
+    );
+
+  it('never relays a configured secret an upstream quotes back in its error', async () => {
+    reply = (res) => {
+      res.writeHead(500, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ error: { message: `bad key ${SECRET} used` } }));
     };
-    const client = new UpstreamHttpClient(config as never);
-    try {
-      const err = await client
-        .sendOk(
-          {
-            url: `http://127.0.0.1:${port}/v1/x`,
-            method: 'POST',
-            headers: { authorization: 'Bearer sk-provider-secret-123' },
-            body: '{}',
-            signal: new AbortController().signal,
-          },
-          'openai',
-        )
-        .then(
-          () => new Error('expected a rejection'),
-          (e: unknown) => e as Error,
-        );
-      expect(err.message).toContain('[redacted]');
-      expect(err.message).not.toContain('sk-provider-secret-123');
-    } finally {
-      await client.onApplicationShutdown();
-      server.close();
-    }
+    const err = await rejection(post());
+    expect(err.message).toContain('bad key [redacted] used');
+    expect(err.message).not.toContain(SECRET);
+  });
+
+  it('redacts a 2xx error body and refuses a 2xx answer over the cap', async () => {
+    reply = (res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ error: { message: `quota of ${SECRET} exhausted` } }));
+    };
+    const signal = new AbortController().signal;
+    const err = await rejection(
+      post().then((res) => client.readAnswer(res, signal, 'openai', 'chat_completions')),
+    );
+    expect(err).toMatchObject({ status: 502 });
+    expect(err.message).toContain('quota of [redacted] exhausted');
+
+    reply = (res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(`{"pad":"${'x'.repeat(100 * 1024)}"}`);
+    };
+    const big = await rejection(
+      post().then((res) => client.readAnswer(res, signal, 'openai', 'object')),
+    );
+    expect(big).toMatchObject({ status: 502, code: 'upstream_response_too_large' });
   });
 });

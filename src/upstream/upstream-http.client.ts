@@ -1,15 +1,24 @@
-import { Injectable, OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, OnApplicationShutdown } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
-import { Agent, Dispatcher, errors as undiciErrors } from 'undici';
-import {
-  ClientClosedRequestError,
-  GatewayError,
-  UpstreamConnectionError,
-  UpstreamHttpError,
-  UpstreamTimeoutError,
-  kindForStatus,
-} from '../common/errors/gateway-errors';
+import type { Observable } from 'rxjs';
+import { Agent } from 'undici';
+import type { SseFrame } from '../common/sse/sse-writer';
 import type { AllConfig } from '../config';
+import type { CallContext } from './provider.interface';
+import { Redactor } from './redactor';
+import { sseFrames } from './sse-source';
+import {
+  type AnswerKind,
+  type UpstreamResponse,
+  notAnEventStream,
+  parseUpstreamAnswer,
+  readCapped,
+  upstreamHttpError,
+} from './upstream-body';
+import { mapTransportError } from './upstream-errors';
+
+export type { UpstreamResponse } from './upstream-body';
+export { mapTransportError } from './upstream-errors';
 
 export interface UpstreamRequest {
   url: string;
@@ -19,21 +28,34 @@ export interface UpstreamRequest {
   signal: AbortSignal;
 }
 
-export type UpstreamResponse = Dispatcher.ResponseData;
-
-const MAX_ERROR_BODY = 64 * 1024;
+/** A 2xx non-streamed answer: its bytes, and the same parsed and checked. */
+export interface UpstreamAnswer {
+  body: Buffer;
+  value: Record<string, unknown>;
+}
 
 /**
- * The one HTTP client for every upstream: an undici Agent with keep-alive pools per
- * origin, uncapped (or operator-capped) connections so concurrent streams never queue,
- * and timeouts for connect, response headers and body silence.
+ * The one HTTP client for every upstream, and the one place upstream bytes enter the
+ * gateway: an undici Agent with keep-alive pools per origin, uncapped (or operator-capped)
+ * connections so concurrent streams never queue, timeouts for connect, response headers
+ * and body silence; size caps on answers and stream events; and redaction of every
+ * configured secret from upstream error text (error statuses, 2xx error bodies, error
+ * frames), whatever the provider.
  */
 @Injectable()
 export class UpstreamHttpClient implements OnApplicationShutdown {
   private readonly agent: Agent;
+  private readonly maxAnswerBytes: number;
+  private readonly maxEventBytes: number;
+  private readonly redactText = (text: string): string => this.redactor.redact(text);
 
-  constructor(config: ConfigService<AllConfig, true>) {
+  constructor(
+    config: ConfigService<AllConfig, true>,
+    @Inject(Redactor) private readonly redactor: Redactor,
+  ) {
     const c = config.get('upstream', { infer: true });
+    this.maxAnswerBytes = c.maxAnswerBytes;
+    this.maxEventBytes = c.maxEventBytes;
     this.agent = new Agent({
       connections: c.maxConnections === 0 ? null : c.maxConnections,
       keepAliveTimeout: c.keepAliveTimeoutMs,
@@ -59,29 +81,67 @@ export class UpstreamHttpClient implements OnApplicationShutdown {
     }
   }
 
-  /** Sends the request and throws UpstreamHttpError on a non-2xx status. */
+  /** Sends the request and throws a typed, redacted UpstreamHttpError on a non-2xx status. */
   async sendOk(req: UpstreamRequest, providerName: string): Promise<UpstreamResponse> {
     const res = await this.send(req);
     if (res.statusCode >= 200 && res.statusCode < 300) {
       return res;
     }
-    const error = await upstreamHttpError(res, providerName);
-    // An upstream may quote the credential it was sent; never hand that to a client.
-    for (const secret of credentialsOf(req.headers)) {
-      if (error.message.includes(secret)) {
-        throw new UpstreamHttpError(
-          error.status,
-          error.kind,
-          error.message.split(secret).join('[redacted]'),
-          {
-            param: error.param,
-            code: error.code,
-            headers: error.headers,
-          },
-        );
-      }
+    throw this.redactor.redactError(await upstreamHttpError(res, providerName));
+  }
+
+  /**
+   * Reads a 2xx non-streamed answer within UPSTREAM_MAX_ANSWER_BYTES and checks it is an
+   * answer of `kind`; rejects with a typed, redacted error otherwise (see parseUpstreamAnswer).
+   */
+  async readAnswer(
+    res: UpstreamResponse,
+    signal: AbortSignal,
+    providerName: string,
+    kind: AnswerKind,
+  ): Promise<UpstreamAnswer> {
+    const body = await readCapped(res, this.maxAnswerBytes, signal, providerName);
+    try {
+      return { body, value: parseUpstreamAnswer(body, providerName, kind) };
+    } catch (e) {
+      throw this.redactor.redactError(e);
     }
-    throw error;
+  }
+
+  /** Rejects (redacted, before any byte reached the client) when a 2xx answer is not SSE. */
+  async requireEventStream(res: UpstreamResponse, providerName: string): Promise<void> {
+    const error = await notAnEventStream(res, providerName);
+    if (error !== undefined) {
+      throw this.redactor.redactError(error);
+    }
+  }
+
+  /**
+   * The frames of a 2xx event stream, each event within UPSTREAM_MAX_EVENT_BYTES, error
+   * frames redacted. `relayed`: the frames go to the client as they are (fast path), so
+   * one that is not JSON fails the stream.
+   */
+  eventStream(
+    res: UpstreamResponse,
+    ctx: CallContext,
+    providerName: string,
+    relayed: boolean,
+  ): Observable<SseFrame> {
+    return sseFrames(res, {
+      flow: ctx.flow,
+      abort: ctx.abort,
+      signal: ctx.signal,
+      providerName,
+      requestId: ctx.requestId,
+      maxEventBytes: this.maxEventBytes,
+      redact: this.redactText,
+      relayed,
+    });
+  }
+
+  /** A typed error with every configured secret removed from its message. */
+  redactError<E>(error: E): E | Error {
+    return this.redactor.redactError(error);
   }
 
   /**
@@ -91,187 +151,4 @@ export class UpstreamHttpClient implements OnApplicationShutdown {
   async onApplicationShutdown(): Promise<void> {
     await this.agent.destroy();
   }
-}
-
-function credentialsOf(headers: Record<string, string>): string[] {
-  const out: string[] = [];
-  const auth = headers.authorization;
-  if (auth !== undefined) {
-    out.push(auth.replace(/^Bearer\s+/i, ''));
-  }
-  if (headers['x-api-key'] !== undefined) {
-    out.push(headers['x-api-key']);
-  }
-  return out.filter((s) => s.length >= 8);
-}
-
-/** Maps undici/network failures to 502/504, and our own abort to ClientAbortedError. */
-export function mapTransportError(e: unknown, signal?: AbortSignal): Error {
-  if (signal?.aborted) {
-    return new ClientClosedRequestError();
-  }
-  if (e instanceof GatewayError) {
-    return e;
-  }
-  if (
-    e instanceof undiciErrors.HeadersTimeoutError ||
-    e instanceof undiciErrors.BodyTimeoutError ||
-    e instanceof undiciErrors.ConnectTimeoutError
-  ) {
-    return new UpstreamTimeoutError(`The upstream did not answer in time (${e.code}).`, e);
-  }
-  const code = (e as { code?: string }).code ?? (e as Error).name;
-  return new UpstreamConnectionError(`The upstream could not be reached (${code}).`, e);
-}
-
-interface UpstreamErrorInfo {
-  message?: string;
-  code?: string;
-  param?: string;
-}
-
-/** Pulls message/code/param out of an OpenAI or Anthropic error body. */
-function readErrorBody(text: string): UpstreamErrorInfo {
-  try {
-    const body = JSON.parse(text) as {
-      error?: { message?: unknown; code?: unknown; param?: unknown } | string;
-      message?: unknown;
-    };
-    if (typeof body.error === 'object' && body.error !== null) {
-      const { message, code, param } = body.error;
-      return {
-        message: typeof message === 'string' ? message : undefined,
-        code: typeof code === 'string' ? code : undefined,
-        param: typeof param === 'string' ? param : undefined,
-      };
-    }
-    if (typeof body.error === 'string') {
-      return { message: body.error };
-    }
-    if (typeof body.message === 'string') {
-      return { message: body.message };
-    }
-  } catch {
-    // not JSON: the caller falls back to the raw text
-  }
-  return {};
-}
-
-/**
- * Reads an upstream error response into a typed error that keeps its status class:
- * 4xx stay (the client can act on them), auth failures of the gateway's own provider
- * key become 502 (the client's key was fine), 5xx become 502; retry hints are kept.
- */
-export async function upstreamHttpError(
-  res: UpstreamResponse,
-  providerName: string,
-): Promise<GatewayError> {
-  let text = '';
-  try {
-    text = (await res.body.text()).slice(0, MAX_ERROR_BODY);
-  } catch {
-    // body unreadable: report the status alone
-  }
-  const headers: Record<string, string> = {};
-  for (const name of ['retry-after', 'retry-after-ms', 'x-should-retry']) {
-    const value = res.headers[name];
-    if (typeof value === 'string') {
-      headers[name] = value;
-    }
-  }
-  return errorForStatus(res.statusCode, text, headers, providerName, `HTTP ${res.statusCode}`);
-}
-
-/** Error `type` names of the OpenAI and Anthropic envelopes, as the HTTP status they go with. */
-const STATUS_OF_TYPE: Record<string, number> = {
-  invalid_request_error: 400,
-  authentication_error: 401,
-  permission_error: 403,
-  not_found_error: 404,
-  request_too_large: 413,
-  rate_limit_error: 429,
-  api_error: 500,
-  server_error: 500,
-  overloaded_error: 529,
-};
-
-/** The HTTP status an error body states: a numeric `code`/`status` (vLLM), or its `type`. */
-function statusOfErrorBody(text: string): number | undefined {
-  let body: unknown;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-  const outer = typeof body === 'object' && body !== null ? (body as Record<string, unknown>) : {};
-  const inner =
-    typeof outer.error === 'object' && outer.error !== null
-      ? (outer.error as Record<string, unknown>)
-      : {};
-  for (const value of [inner.code, inner.status, outer.code, outer.status]) {
-    if (typeof value === 'number' && Number.isInteger(value) && value >= 400 && value < 600) {
-      return value;
-    }
-  }
-  for (const value of [inner.type, outer.type]) {
-    if (typeof value === 'string' && STATUS_OF_TYPE[value] !== undefined) {
-      return STATUS_OF_TYPE[value];
-    }
-  }
-  return undefined;
-}
-
-/**
- * An error body that came with a 2xx status (e.g. instead of the event stream that was
- * asked for): the error it describes, with the status class the body states (502 when it
- * states none); undefined when the text is not an error body.
- */
-export function upstreamErrorFromBody(
-  text: string,
-  providerName: string,
-): GatewayError | undefined {
-  if (readErrorBody(text).message === undefined) {
-    return undefined;
-  }
-  const status = statusOfErrorBody(text);
-  return errorForStatus(
-    status ?? 502,
-    text,
-    {},
-    providerName,
-    status === undefined ? 'an error body with a 2xx status' : `error ${status} in a 2xx body`,
-  );
-}
-
-function errorForStatus(
-  status: number,
-  text: string,
-  headers: Record<string, string>,
-  providerName: string,
-  statusLabel: string,
-): GatewayError {
-  const info = readErrorBody(text);
-  const upstreamSays = info.message ?? (text.trim().slice(0, 500) || `HTTP ${status}`);
-  if (status === 401 || status === 403) {
-    return new UpstreamHttpError(
-      502,
-      'server',
-      // The upstream's text may quote part of the gateway's own key: keep it out.
-      `The upstream provider '${providerName}' rejected the gateway's credentials (${statusLabel}).`,
-      { code: 'upstream_auth_failed' },
-    );
-  }
-  if (status >= 400 && status < 500) {
-    return new UpstreamHttpError(status, kindForStatus(status), upstreamSays, {
-      code: info.code ?? (status === 429 ? 'rate_limit_exceeded' : null),
-      param: info.param ?? null,
-      headers,
-    });
-  }
-  return new UpstreamHttpError(
-    502,
-    'server',
-    `The upstream provider '${providerName}' failed (${statusLabel}): ${upstreamSays}`,
-    { code: 'upstream_error', headers },
-  );
 }

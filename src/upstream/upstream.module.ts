@@ -1,19 +1,30 @@
 import { Module } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
 import { DiscoveryModule } from '@nestjs/core';
 import { CatalogModule } from '../catalog/catalog.module';
+import { CatalogService } from '../catalog/catalog.service';
+import type { AllConfig } from '../config';
 import { ProviderRegistry } from './provider-registry';
 import { AnthropicDriver } from './providers/anthropic/anthropic.provider';
 import { LocalDriver } from './providers/local/local.provider';
 import { OpenAiCompatibleDriver, OpenAiDriver } from './providers/openai/openai.provider';
+import { Redactor } from './redactor';
 import { UpstreamHttpClient } from './upstream-http.client';
 
 /**
- * Upstream calls: the shared HTTP client, one driver per provider kind (discovered by
- * the registry through @ProviderDriverFor), and the registry itself.
+ * Upstream calls: the shared HTTP client (with the redactor of every configured secret),
+ * one driver per provider kind (discovered by the registry through @ProviderDriverFor),
+ * and the registry itself.
  */
 @Module({
   imports: [DiscoveryModule, CatalogModule],
   providers: [
+    {
+      provide: Redactor,
+      inject: [ConfigService, CatalogService],
+      useFactory: (config: ConfigService<AllConfig, true>, catalog: CatalogService) =>
+        Redactor.fromConfig(config, catalog),
+    },
     UpstreamHttpClient,
     ProviderRegistry,
     OpenAiDriver,
@@ -21,6 +32,6 @@ import { UpstreamHttpClient } from './upstream-http.client';
     AnthropicDriver,
     LocalDriver,
   ],
-  exports: [ProviderRegistry, UpstreamHttpClient],
+  exports: [ProviderRegistry, UpstreamHttpClient, Redactor],
 })
 export class UpstreamModule {}

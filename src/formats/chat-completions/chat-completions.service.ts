@@ -6,19 +6,22 @@ import type { CatalogModel } from '../../catalog/catalog.types';
 import { openAiErrorBody } from '../../common/errors/envelopes';
 import { InvalidRequestError } from '../../common/errors/gateway-errors';
 import type { GatewayRequest, GatewayResponse } from '../../common/request-context';
-import { type SseFrame, writeSse } from '../../common/sse/sse-writer';
+import { type SseFrame, writeSseWhenStarted } from '../../common/sse/sse-writer';
 import type { AllConfig } from '../../config';
 import { ResponseAccumulator } from '../../core/accumulate';
 import type { CanonicalEvent } from '../../core/canonical';
 import { createCallContext } from '../../upstream/call-context';
-import type { CallContext, UpstreamProvider } from '../../upstream/provider.interface';
+import {
+  type CallContext,
+  type UpstreamProvider,
+  framesOf,
+} from '../../upstream/provider.interface';
 import { ProviderRegistry } from '../../upstream/provider-registry';
 import { rejectHostedTools, routeGeneration, startCanonical } from '../shared/canonical-path';
 import type { ChatCompletionRequestDto } from './chat-request.dto';
 import { decodeChatRequest } from './chat.decoder';
 import { ChatChunkEncoder, toChatCompletion } from './chat.encoder';
 import { fromChatUsage, relayChatFrames, spliceIncludeUsage } from './chat.passthrough';
-import { parseUpstreamObject } from '../../upstream/upstream-body';
 import { CHAT_ONLY_REJECTS } from '../../upstream/translate-params';
 import { OutputProtections } from '../../policy/protections/output-protections';
 import { own } from '../../common/own';
@@ -34,10 +37,12 @@ function rejectUnprotectable(body: ChatCompletionRequestDto): void {
   const fields = body as unknown as Record<string, unknown>;
   const unsupported = [
     // Absent, null and false ask for nothing (as in the translators' extra policies).
-    ...Object.entries(CHAT_ONLY_REJECTS).filter(([key, rejects]) => {
-      const value = own(fields, key);
-      return value !== undefined && value !== null && value !== false && rejects(value);
-    }).map(([key]) => key),
+    ...Object.entries(CHAT_ONLY_REJECTS)
+      .filter(([key, rejects]) => {
+        const value = own(fields, key);
+        return value !== undefined && value !== null && value !== false && rejects(value);
+      })
+      .map(([key]) => key),
     ...(fields.functions !== undefined && fields.functions !== null ? ['functions'] : []),
   ];
   if (unsupported.length > 0) {
@@ -53,6 +58,7 @@ function rejectUnprotectable(body: ChatCompletionRequestDto): void {
 @Injectable()
 export class ChatCompletionsService {
   private readonly keepaliveMs: number;
+  private readonly holdMs: number;
 
   constructor(
     private readonly catalog: CatalogService,
@@ -61,6 +67,7 @@ export class ChatCompletionsService {
     config: ConfigService<AllConfig, true>,
   ) {
     this.keepaliveMs = config.get('app', { infer: true }).sseKeepaliveMs;
+    this.holdMs = config.get('upstream', { infer: true }).streamHoldMs;
   }
 
   async handle(
@@ -86,7 +93,7 @@ export class ChatCompletionsService {
     }
     const request = decodeChatRequest(body);
     const output = this.outputs.prepare(req, res, request, model);
-    const events = await startCanonical(provider, request, path.model, ctx, res, output);
+    const events = startCanonical(provider, request, path.model, ctx, res, output);
     return this.viaCanonical(body, req, res, model, events, ctx);
   }
 
@@ -119,7 +126,7 @@ export class ChatCompletionsService {
       }
       payload = JSON.stringify(body);
     }
-    const result = await provider.passthrough!({
+    const started = provider.passthrough!({
       model,
       format: 'chat_completions',
       body: payload,
@@ -127,8 +134,9 @@ export class ChatCompletionsService {
       ctx,
     });
 
-    if (result.kind === 'json') {
-      const completion = parseUpstreamObject(result.body, model.provider.name);
+    const result = stream ? undefined : await started;
+    if (result?.kind === 'json') {
+      const completion = result.value;
       if (typeof completion.usage === 'object' && completion.usage !== null) {
         req.ctx.usage = fromChatUsage(completion.usage);
       }
@@ -142,14 +150,17 @@ export class ChatCompletionsService {
       return;
     }
 
-    const frames = relayChatFrames(result.frames, {
-      modelId: model.id,
-      sameModelId: model.id === model.upstreamId,
-      stripUsageChunk: addUsage,
-      onUsage: (usage) => (req.ctx.usage = usage),
-    });
-    writeSse(res, frames, {
+    const frames = started.then((answer) =>
+      relayChatFrames(framesOf(answer), {
+        modelId: model.id,
+        sameModelId: model.id === model.upstreamId,
+        stripUsageChunk: addUsage,
+        onUsage: (usage) => (req.ctx.usage = usage),
+      }),
+    );
+    return writeSseWhenStarted(res, frames, {
       keepaliveMs: this.keepaliveMs,
+      holdMs: this.holdMs,
       flow: ctx.flow,
       errorFrames: (error) => [{ data: JSON.stringify(openAiErrorBody(error)) }],
     });
@@ -161,7 +172,7 @@ export class ChatCompletionsService {
     req: GatewayRequest,
     res: GatewayResponse,
     model: CatalogModel,
-    events: Observable<CanonicalEvent>,
+    started: Promise<Observable<CanonicalEvent>>,
     ctx: CallContext,
   ): Promise<void> {
     const recordUsage = (event: CanonicalEvent): void => {
@@ -171,7 +182,7 @@ export class ChatCompletionsService {
     };
     if (body.stream !== true) {
       const accumulator = await lastValueFrom(
-        events.pipe(
+        (await started).pipe(
           reduce((acc, event) => {
             recordUsage(event);
             acc.push(event);
@@ -183,14 +194,17 @@ export class ChatCompletionsService {
       return;
     }
     const encoder = new ChatChunkEncoder(model.id, body.stream_options?.include_usage === true);
-    const frames = events.pipe(
-      mergeMap((event) => {
-        recordUsage(event);
-        return encoder.encode(event).map((chunk): SseFrame => ({ data: JSON.stringify(chunk) }));
-      }),
+    const frames = started.then((events) =>
+      events.pipe(
+        mergeMap((event) => {
+          recordUsage(event);
+          return encoder.encode(event).map((chunk): SseFrame => ({ data: JSON.stringify(chunk) }));
+        }),
+      ),
     );
-    writeSse(res, frames, {
+    return writeSseWhenStarted(res, frames, {
       keepaliveMs: this.keepaliveMs,
+      holdMs: this.holdMs,
       flow: ctx.flow,
       endFrames: [DONE],
       errorFrames: (error) => [{ data: JSON.stringify(openAiErrorBody(error)) }],

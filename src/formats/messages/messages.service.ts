@@ -6,14 +6,17 @@ import type { CatalogModel } from '../../catalog/catalog.types';
 import { anthropicErrorBody } from '../../common/errors/envelopes';
 import type { GatewayError } from '../../common/errors/gateway-errors';
 import type { GatewayRequest, GatewayResponse } from '../../common/request-context';
-import { type SseFrame, writeSse } from '../../common/sse/sse-writer';
+import { type SseFrame, writeSseWhenStarted } from '../../common/sse/sse-writer';
 import type { AllConfig } from '../../config';
 import { collectResponse } from '../../core/accumulate';
 import type { CanonicalEvent } from '../../core/canonical';
 import { createCallContext } from '../../upstream/call-context';
-import type { CallContext, UpstreamProvider } from '../../upstream/provider.interface';
+import {
+  type CallContext,
+  type UpstreamProvider,
+  framesOf,
+} from '../../upstream/provider.interface';
 import { ProviderRegistry } from '../../upstream/provider-registry';
-import { parseUpstreamObject } from '../../upstream/upstream-body';
 import { messagesProtections } from '../../policy/protections/extractors/messages.protections';
 import { OutputProtections } from '../../policy/protections/output-protections';
 import { stripProtectionTools } from '../../policy/protections/protection-facts';
@@ -36,6 +39,7 @@ import { estimatePromptTokens } from '../../limits/tokens/token-estimator';
 @Injectable()
 export class MessagesService {
   private readonly keepaliveMs: number;
+  private readonly holdMs: number;
 
   constructor(
     private readonly catalog: CatalogService,
@@ -45,6 +49,7 @@ export class MessagesService {
     config: ConfigService<AllConfig, true>,
   ) {
     this.keepaliveMs = config.get('app', { infer: true }).sseKeepaliveMs;
+    this.holdMs = config.get('upstream', { infer: true }).streamHoldMs;
   }
 
   async handle(body: MessagesRequestDto, req: GatewayRequest, res: GatewayResponse): Promise<void> {
@@ -68,7 +73,7 @@ export class MessagesService {
     );
     const request = decodeMessagesRequest(body);
     const output = this.outputs.prepare(req, res, request, model);
-    const events = await startCanonical(provider, request, path.model, ctx, res, output);
+    const events = startCanonical(provider, request, path.model, ctx, res, output);
     return this.viaCanonical(body, req, res, model, events, ctx);
   }
 
@@ -92,8 +97,9 @@ export class MessagesService {
         '/v1/messages/count_tokens',
         this.upstreamBody(body, req, model),
         createCallContext(req, res),
+        'count_tokens',
       );
-      return parseUpstreamObject(result.body, model.provider.name);
+      return result.value;
     }
     return { input_tokens: estimatePromptTokens(messagesLimitFacts(body), model.family) };
   }
@@ -127,16 +133,18 @@ export class MessagesService {
     provider: UpstreamProvider,
     ctx: CallContext,
   ): Promise<void> {
-    const result = await provider.passthrough!({
+    const stream = body.stream === true;
+    const started = provider.passthrough!({
       model,
       format: 'messages',
       body: this.upstreamBody(body, req, model),
-      stream: body.stream === true,
+      stream,
       ctx,
     });
 
-    if (result.kind === 'json') {
-      const message = parseUpstreamObject(result.body, model.provider.name);
+    const result = stream ? undefined : await started;
+    if (result?.kind === 'json') {
+      const message = result.value;
       if (typeof message.usage === 'object' && message.usage !== null) {
         req.ctx.usage = fromAnthropicUsage(message.usage);
       }
@@ -149,11 +157,14 @@ export class MessagesService {
       res.status(200).type('application/json').send(JSON.stringify(message));
       return;
     }
-    const frames = relayMessagesFrames(result.frames, model.id, (usage) => {
-      req.ctx.usage = usage;
-    });
-    writeSse(res, frames, {
+    const frames = started.then((answer) =>
+      relayMessagesFrames(framesOf(answer), model.id, (usage) => {
+        req.ctx.usage = usage;
+      }),
+    );
+    return writeSseWhenStarted(res, frames, {
       keepaliveMs: this.keepaliveMs,
+      holdMs: this.holdMs,
       flow: ctx.flow,
       errorFrames: (error) => this.errorFrames(error, req),
     });
@@ -165,28 +176,31 @@ export class MessagesService {
     req: GatewayRequest,
     res: GatewayResponse,
     model: CatalogModel,
-    events: Observable<CanonicalEvent>,
+    started: Promise<Observable<CanonicalEvent>>,
     ctx: CallContext,
   ): Promise<void> {
     if (body.stream !== true) {
-      const response = await collectResponse(events);
+      const response = await collectResponse(await started);
       req.ctx.usage = response.usage;
       res.status(200).json(toAnthropicMessage(response, model.id));
       return;
     }
     const encoder = new MessagesEventEncoder(model.id);
-    const frames = events.pipe(
-      mergeMap((event) => {
-        if (event.type === 'message_stop') {
-          req.ctx.usage = event.usage;
-        }
-        return encoder
-          .encode(event)
-          .map((e): SseFrame => ({ event: e.type, data: JSON.stringify(e) }));
-      }),
+    const frames = started.then((events) =>
+      events.pipe(
+        mergeMap((event) => {
+          if (event.type === 'message_stop') {
+            req.ctx.usage = event.usage;
+          }
+          return encoder
+            .encode(event)
+            .map((e): SseFrame => ({ event: e.type, data: JSON.stringify(e) }));
+        }),
+      ),
     );
-    writeSse(res, frames, {
+    return writeSseWhenStarted(res, frames, {
       keepaliveMs: this.keepaliveMs,
+      holdMs: this.holdMs,
       flow: ctx.flow,
       errorFrames: (error) => this.errorFrames(error, req),
     });

@@ -5,15 +5,18 @@ import { CatalogService } from '../../catalog/catalog.service';
 import type { CatalogModel } from '../../catalog/catalog.types';
 import { InvalidRequestError } from '../../common/errors/gateway-errors';
 import type { GatewayRequest, GatewayResponse } from '../../common/request-context';
-import { type SseFrame, writeSse } from '../../common/sse/sse-writer';
+import { type SseFrame, writeSseWhenStarted } from '../../common/sse/sse-writer';
 import { endWith } from '../../common/sse/stream-end';
 import type { AllConfig } from '../../config';
 import { collectResponse } from '../../core/accumulate';
 import type { CanonicalEvent } from '../../core/canonical';
 import { createCallContext } from '../../upstream/call-context';
-import type { CallContext, UpstreamProvider } from '../../upstream/provider.interface';
+import {
+  type CallContext,
+  type UpstreamProvider,
+  framesOf,
+} from '../../upstream/provider.interface';
 import { ProviderRegistry } from '../../upstream/provider-registry';
-import { parseUpstreamObject } from '../../upstream/upstream-body';
 import { OutputProtections } from '../../policy/protections/output-protections';
 import { rejectHostedTools, routeGeneration, startCanonical } from '../shared/canonical-path';
 import type { ResponsesRequestDto } from './responses-request.dto';
@@ -64,6 +67,7 @@ function checkStateless(
 @Injectable()
 export class ResponsesService {
   private readonly keepaliveMs: number;
+  private readonly holdMs: number;
 
   constructor(
     private readonly catalog: CatalogService,
@@ -72,6 +76,7 @@ export class ResponsesService {
     config: ConfigService<AllConfig, true>,
   ) {
     this.keepaliveMs = config.get('app', { infer: true }).sseKeepaliveMs;
+    this.holdMs = config.get('upstream', { infer: true }).streamHoldMs;
   }
 
   async create(
@@ -95,7 +100,7 @@ export class ResponsesService {
     const ctx = createCallContext(req, res);
     const request = decodeResponsesRequest(body);
     const output = this.outputs.prepare(req, res, request, model);
-    const events = await startCanonical(provider, request, path.model, ctx, res, output);
+    const events = startCanonical(provider, request, path.model, ctx, res, output);
     return this.viaCanonical(body, req, res, model, events, ctx);
   }
 
@@ -115,16 +120,18 @@ export class ResponsesService {
       body.model = model.upstreamId;
       payload = JSON.stringify(body);
     }
-    const result = await provider.passthrough!({
+    const stream = body.stream === true;
+    const started = provider.passthrough!({
       model,
       format: 'responses',
       body: payload,
-      stream: body.stream === true,
+      stream,
       ctx,
     });
 
-    if (result.kind === 'json') {
-      const parsed = parseUpstreamObject(result.body, model.provider.name);
+    const result = stream ? undefined : await started;
+    if (result?.kind === 'json') {
+      const parsed = result.value;
       if (typeof parsed.usage === 'object' && parsed.usage !== null) {
         req.ctx.usage = fromResponsesUsage(parsed.usage);
       }
@@ -143,11 +150,12 @@ export class ResponsesService {
       () => responseShell(body, model.id, newResponsesId('resp_'), Math.floor(Date.now() / 1000)),
       (usage) => (req.ctx.usage = usage),
     );
-    const frames = endWith(result.frames.pipe(mergeMap((frame) => relay.relay(frame))), () =>
-      relay.end(),
+    const frames = started.then((answer) =>
+      endWith(framesOf(answer).pipe(mergeMap((frame) => relay.relay(frame))), () => relay.end()),
     );
-    writeSse(res, frames, {
+    return writeSseWhenStarted(res, frames, {
       keepaliveMs: this.keepaliveMs,
+      holdMs: this.holdMs,
       flow: ctx.flow,
       errorFrames: (error) => relay.fail(error),
     });
@@ -159,7 +167,7 @@ export class ResponsesService {
     req: GatewayRequest,
     res: GatewayResponse,
     model: CatalogModel,
-    events: Observable<CanonicalEvent>,
+    started: Promise<Observable<CanonicalEvent>>,
     ctx: CallContext,
   ): Promise<void> {
     const recordUsage = (event: CanonicalEvent): void => {
@@ -169,22 +177,25 @@ export class ResponsesService {
     };
     const options = { model: model.id, request: body };
     if (body.stream !== true) {
-      const response = await collectResponse(events.pipe(tap(recordUsage)));
+      const response = await collectResponse((await started).pipe(tap(recordUsage)));
       res.status(200).json(toResponseObject(response, options));
       return;
     }
     const encoder = new ResponsesStreamEncoder(options);
-    const frames = endWith(
-      events.pipe(
-        mergeMap((event) => {
-          recordUsage(event);
-          return encoder.encode(event).map(toFrame);
-        }),
+    const frames = started.then((events) =>
+      endWith(
+        events.pipe(
+          mergeMap((event) => {
+            recordUsage(event);
+            return encoder.encode(event).map(toFrame);
+          }),
+        ),
+        () => encoder.end().map(toFrame),
       ),
-      () => encoder.end().map(toFrame),
     );
-    writeSse(res, frames, {
+    return writeSseWhenStarted(res, frames, {
       keepaliveMs: this.keepaliveMs,
+      holdMs: this.holdMs,
       flow: ctx.flow,
       errorFrames: (error) => encoder.fail(error).map(toFrame),
     });

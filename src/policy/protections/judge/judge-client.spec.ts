@@ -16,6 +16,8 @@ import {
   OpenAiDriver,
 } from '../../../upstream/providers/openai/openai.provider';
 import { UpstreamHttpClient } from '../../../upstream/upstream-http.client';
+import { Redactor } from '../../../upstream/redactor';
+import { fakeUpstreamConfig } from '../../../testing/fake-upstream-config';
 import { JudgeClient, JudgeError, costOf } from './judge-client';
 
 /** A provider kind whose providers only pass bodies through: no translation path. */
@@ -135,15 +137,7 @@ function catalogOf(baseUrl: string): Catalog {
   };
 }
 
-const upstreamConfig = {
-  get: () => ({
-    connectTimeoutMs: 2000,
-    headersTimeoutMs: 30_000,
-    bodyTimeoutMs: 30_000,
-    maxConnections: 0,
-    keepAliveTimeoutMs: 1000,
-  }),
-};
+const upstreamConfig = fakeUpstreamConfig({ headersTimeoutMs: 30_000, bodyTimeoutMs: 30_000 });
 
 describe('JudgeClient against an OpenAI-compatible upstream on loopback', () => {
   const upstream = new FakeUpstream();
@@ -158,6 +152,7 @@ describe('JudgeClient against an OpenAI-compatible upstream on loopback', () => 
         { provide: CATALOG, useValue: catalogOf(baseUrl) },
         { provide: ConfigService, useValue: upstreamConfig },
         CatalogService,
+        { provide: Redactor, useValue: new Redactor([]) },
         UpstreamHttpClient,
         OpenAiDriver,
         OpenAiCompatibleDriver,

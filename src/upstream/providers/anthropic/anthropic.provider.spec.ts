@@ -1,8 +1,15 @@
 import type { CatalogProvider } from '../../../catalog/catalog.types';
 import { UpstreamHttpError } from '../../../common/errors/gateway-errors';
 import { FlowControl } from '../../../common/sse/flow-control';
+import { Readable } from 'node:stream';
+import { fakeUpstreamConfig } from '../../../testing/fake-upstream-config';
 import type { CallContext } from '../../provider.interface';
-import type { UpstreamHttpClient, UpstreamRequest } from '../../upstream-http.client';
+import { Redactor } from '../../redactor';
+import {
+  UpstreamHttpClient,
+  type UpstreamRequest,
+  type UpstreamResponse,
+} from '../../upstream-http.client';
 import { AnthropicProvider } from './anthropic.provider';
 
 const CONFIG: CatalogProvider = {
@@ -15,21 +22,18 @@ const CONFIG: CatalogProvider = {
   available: true,
 };
 
+/** The real client (caps, checks, redaction) with the network replaced by one answer. */
 function fakeHttp(status: number, body: string, headers: Record<string, string> = {}) {
   const sent: UpstreamRequest[] = [];
-  const http = {
-    send: (req: UpstreamRequest) => {
-      sent.push(req);
-      return Promise.resolve({
-        statusCode: status,
-        headers,
-        body: {
-          text: () => Promise.resolve(body),
-          arrayBuffer: () => Promise.resolve(new TextEncoder().encode(body).buffer),
-        },
-      });
-    },
-  } as unknown as UpstreamHttpClient;
+  const http = new UpstreamHttpClient(fakeUpstreamConfig(), new Redactor(['sk-gateway']));
+  http.send = (req: UpstreamRequest) => {
+    sent.push(req);
+    return Promise.resolve({
+      statusCode: status,
+      headers,
+      body: Readable.from([Buffer.from(body)]),
+    } as unknown as UpstreamResponse);
+  };
   return { http, sent };
 }
 
@@ -55,7 +59,8 @@ async function failure(p: Promise<unknown>): Promise<UpstreamHttpError> {
 
 describe('AnthropicProvider', () => {
   it("sends the gateway's key with the client's version and betas, never the client's key", async () => {
-    const { http, sent } = fakeHttp(200, '{"id":"msg_1"}');
+    const MESSAGE = '{"id":"msg_1","type":"message","content":[]}';
+    const { http, sent } = fakeHttp(200, MESSAGE);
     const provider = new AnthropicProvider(CONFIG, http);
     const result = await provider.passthrough({
       model: {} as never,
@@ -70,7 +75,7 @@ describe('AnthropicProvider', () => {
       }),
     });
     expect(result).toMatchObject({ kind: 'json', status: 200 });
-    expect(result.kind === 'json' && result.body.toString()).toBe('{"id":"msg_1"}');
+    expect(result.kind === 'json' && result.body.toString()).toBe(MESSAGE);
     expect(sent[0].url).toBe('https://api.example.com/v1/messages');
     expect(sent[0].headers).toEqual({
       'content-type': 'application/json',
@@ -127,6 +132,34 @@ describe('AnthropicProvider', () => {
     );
     const e = await failure(new AnthropicProvider(CONFIG, http).postJson('/v1/x', '{}', ctx()));
     expect(e).toMatchObject({ status: 502, kind: 'server' });
+  });
+
+  it('never hands back the key an error quotes, on error statuses and 2xx error bodies', async () => {
+    const quoting =
+      '{"type":"error","error":{"type":"invalid_request_error","message":"key sk-gateway is bad"}}';
+    for (const status of [400, 200]) {
+      const { http } = fakeHttp(status, quoting);
+      const e = await failure(
+        new AnthropicProvider(CONFIG, http).postJson('/v1/messages/count_tokens', '{}', ctx()),
+      );
+      expect(e.status).toBe(400);
+      expect(e.message).toBe('key [redacted] is bad');
+    }
+  });
+
+  it('answers 502 for a 2xx message without content', async () => {
+    const { http } = fakeHttp(200, '{}');
+    const e = await failure(
+      new AnthropicProvider(CONFIG, http).passthrough({
+        model: {} as never,
+        format: 'messages',
+        body: '{}',
+        stream: false,
+        ctx: ctx(),
+      }),
+    );
+    expect(e).toMatchObject({ status: 502, code: 'upstream_error' });
+    expect(e.message).toContain('content');
   });
 
   it('refuses to pass through another wire format', async () => {

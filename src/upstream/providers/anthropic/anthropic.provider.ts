@@ -2,7 +2,6 @@ import { Injectable } from '@nestjs/common';
 import type { Observable } from 'rxjs';
 import type { CatalogModel, CatalogProvider } from '../../../catalog/catalog.types';
 import type { CanonicalEvent, CanonicalRequest } from '../../../core/canonical';
-import { GatewayError, UpstreamHttpError } from '../../../common/errors/gateway-errors';
 import type {
   CallContext,
   PassthroughCall,
@@ -14,27 +13,20 @@ import { canonicalCall } from '../../canonical-call';
 import { ProviderDriverFor } from '../../provider-registry';
 import { AnthropicStreamDecoder, fromAnthropicMessage } from './from-anthropic';
 import { toAnthropicRequest } from './to-anthropic';
-import { sseFrames } from '../../sse-source';
-import { requireEventStream } from '../../upstream-body';
-import {
-  UpstreamHttpClient,
-  mapTransportError,
-  upstreamHttpError,
-  type UpstreamResponse,
-} from '../../upstream-http.client';
+import type { AnswerKind } from '../../upstream-body';
+import { UpstreamHttpClient, type UpstreamResponse } from '../../upstream-http.client';
 
 const DEFAULT_VERSION = '2023-06-01';
-/** Anthropic's "overloaded" status: kept as is, since its SDKs give it its own class. */
-const OVERLOADED = 529;
 
 function header(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value.join(',') : value;
 }
 
-/** A non-streamed upstream answer. */
+/** A non-streamed upstream answer: its bytes and the same parsed. */
 export interface AnthropicJsonResult {
   status: number;
   body: Buffer;
+  value: Record<string, unknown>;
 }
 
 /**
@@ -62,11 +54,11 @@ export class AnthropicProvider implements UpstreamProvider {
     const { ctx } = call;
     const res = await this.post('/v1/messages', call.body, ctx);
     if (!call.stream) {
-      const body = await readBody(res, ctx.signal);
-      return { kind: 'json', status: res.statusCode, body, contentType: 'application/json' };
+      const answer = await this.http.readAnswer(res, ctx.signal, this.config.name, 'messages');
+      return { kind: 'json', status: res.statusCode, contentType: 'application/json', ...answer };
     }
-    await requireEventStream(res, this.config.name);
-    return { kind: 'stream', frames: sseFrames(res, ctx.flow, ctx.abort, ctx.signal) };
+    await this.http.requireEventStream(res, this.config.name);
+    return { kind: 'stream', frames: this.http.eventStream(res, ctx, this.config.name, true) };
   }
 
   /** The translation path: a canonical request as a Messages call, answered in canonical events. */
@@ -79,10 +71,12 @@ export class AnthropicProvider implements UpstreamProvider {
     ctx.droppedParams?.push(...dropped);
     const payload = JSON.stringify(body);
     return canonicalCall({
+      http: this.http,
       send: () => this.post('/v1/messages', payload, ctx),
       stream: request.stream,
       ctx,
       providerName: this.config.name,
+      answer: 'messages',
       fromJson: (message) => fromAnthropicMessage(message),
       decoder: () => new AnthropicStreamDecoder(),
     });
@@ -90,22 +84,22 @@ export class AnthropicProvider implements UpstreamProvider {
 
   /**
    * Any other JSON endpoint of the API (e.g. `/v1/messages/count_tokens`), with the same
-   * headers as the Messages call; resolves with the 2xx body, rejects like passthrough.
+   * headers as the Messages call; resolves with the 2xx answer checked to be a `kind`
+   * answer, rejects like passthrough.
    */
   async postJson(
     path: string,
     body: string | Buffer,
     ctx: CallContext,
+    kind: AnswerKind = 'object',
   ): Promise<AnthropicJsonResult> {
     const res = await this.post(path, body, ctx);
-    return { status: res.statusCode, body: await readBody(res, ctx.signal) };
+    const answer = await this.http.readAnswer(res, ctx.signal, this.config.name, kind);
+    return { status: res.statusCode, ...answer };
   }
 
-  private async post(
-    path: string,
-    body: string | Buffer,
-    ctx: CallContext,
-  ): Promise<UpstreamResponse> {
+  /** One Messages API call; a non-2xx answer rejects like every provider's (529 kept). */
+  private post(path: string, body: string | Buffer, ctx: CallContext): Promise<UpstreamResponse> {
     const headers: Record<string, string> = {
       ...this.headers,
       'anthropic-version':
@@ -117,37 +111,10 @@ export class AnthropicProvider implements UpstreamProvider {
     if (beta !== undefined) {
       headers['anthropic-beta'] = beta;
     }
-    const res = await this.http.send({
-      url: `${this.config.baseUrl}${path}`,
-      method: 'POST',
-      headers,
-      body,
-      signal: ctx.signal,
-    });
-    if (res.statusCode >= 200 && res.statusCode < 300) {
-      return res;
-    }
-    throw await this.failure(res);
-  }
-
-  /** Upstream errors as everywhere else, except that 529 stays a 529 `overloaded` error. */
-  private async failure(res: UpstreamResponse): Promise<GatewayError> {
-    const error = await upstreamHttpError(res, this.config.name);
-    if (res.statusCode !== OVERLOADED) {
-      return error;
-    }
-    return new UpstreamHttpError(OVERLOADED, 'overloaded', error.message, {
-      code: 'upstream_overloaded',
-      headers: error.headers,
-    });
-  }
-}
-
-async function readBody(res: UpstreamResponse, signal: AbortSignal): Promise<Buffer> {
-  try {
-    return Buffer.from(await res.body.arrayBuffer());
-  } catch (e) {
-    throw mapTransportError(e, signal);
+    return this.http.sendOk(
+      { url: `${this.config.baseUrl}${path}`, method: 'POST', headers, body, signal: ctx.signal },
+      this.config.name,
+    );
   }
 }
 

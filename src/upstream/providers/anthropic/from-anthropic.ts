@@ -1,4 +1,5 @@
 import { GatewayError, UpstreamHttpError } from '../../../common/errors/gateway-errors';
+import { own } from '../../../common/own';
 import type { CanonicalEvent, CanonicalUsage, FinishReason } from '../../../core/canonical';
 import { type Json, arr, num, obj, str } from '../../json-access';
 
@@ -33,7 +34,7 @@ const FINISH: Record<string, FinishReason> = {
 };
 
 export function finishReason(stopReason: unknown): FinishReason {
-  return (typeof stopReason === 'string' ? FINISH[stopReason] : undefined) ?? 'stop';
+  return (typeof stopReason === 'string' ? own(FINISH, stopReason) : undefined) ?? 'stop';
 }
 
 /** An in-stream `error` event as a typed error (529 overloaded keeps its class). */

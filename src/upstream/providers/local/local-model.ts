@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
+import { setOwn } from '../../../common/own';
 import type {
   CanonicalRequest,
   CanonicalTool,
@@ -134,9 +135,9 @@ export function buildArguments(tool: CanonicalTool, text: string): Record<string
     const escaped = name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
     const match = new RegExp(`\\b${escaped}\\s*[=:]\\s*("([^"]*)"|[^\\s,;]+)`).exec(text);
     if (match) {
-      args[name] = coerce(match[2] ?? match[1], schema);
+      setOwn(args, name, coerce(match[2] ?? match[1], schema));
     } else if (required.has(name) || 'default' in schema) {
-      args[name] = placeholder(schema, text);
+      setOwn(args, name, placeholder(schema, text));
     }
   }
   return args;

@@ -1,3 +1,4 @@
+import { own } from '../../../common/own';
 import {
   GatewayError,
   UpstreamHttpError,
@@ -94,7 +95,7 @@ export class ChatStreamDecoder {
       out.push(...this.toolDelta(call));
     }
     if (typeof choice.finish_reason === 'string') {
-      this.finish = FINISH[choice.finish_reason] ?? 'stop';
+      this.finish = own(FINISH, choice.finish_reason) ?? 'stop';
       out.push(...this.close());
     }
     return out;

@@ -17,13 +17,8 @@ import { ChatStreamDecoder, fromChatCompletion } from './from-openai-chat';
 import { ResponsesStreamDecoder, fromResponseObject } from './from-openai-responses';
 import { toOpenAiChatRequest } from './to-openai-chat';
 import { toOpenAiResponsesRequest } from './to-openai-responses';
-import { sseFrames } from '../../sse-source';
-import { requireEventStream } from '../../upstream-body';
-import {
-  UpstreamHttpClient,
-  type UpstreamRequest,
-  mapTransportError,
-} from '../../upstream-http.client';
+import type { AnswerKind } from '../../upstream-body';
+import { UpstreamHttpClient, type UpstreamRequest } from '../../upstream-http.client';
 
 const PATHS: Partial<Record<WireFormat, string>> = {
   chat_completions: '/chat/completions',
@@ -49,7 +44,7 @@ export class OpenAiProvider implements UpstreamProvider {
     if (path === undefined) {
       throw new Error(`provider ${this.config.name} cannot pass through ${call.format}`);
     }
-    return this.exchange('POST', path, call.body, call.stream, call.ctx);
+    return this.exchange('POST', path, call.body, call.stream, call.ctx, call.format);
   }
 
   /**
@@ -69,6 +64,7 @@ export class OpenAiProvider implements UpstreamProvider {
     const payload = JSON.stringify(body);
     const path = responses ? '/responses' : '/chat/completions';
     return canonicalCall({
+      http: this.http,
       send: () =>
         this.http.sendOk(
           {
@@ -83,6 +79,7 @@ export class OpenAiProvider implements UpstreamProvider {
       stream: request.stream,
       ctx,
       providerName: this.config.name,
+      answer: responses ? 'responses' : 'chat_completions',
       fromJson: responses ? fromResponseObject : fromChatCompletion,
       decoder: (): StreamDecoder =>
         responses ? new ResponsesStreamDecoder() : new ChatStreamDecoder(),
@@ -90,16 +87,20 @@ export class OpenAiProvider implements UpstreamProvider {
   }
 
   resource(call: ResourceCall): Promise<PassthroughResult> {
-    return this.exchange(call.method, call.path, undefined, undefined, call.ctx);
+    return this.exchange(call.method, call.path, undefined, undefined, call.ctx, 'object');
   }
 
-  /** One upstream call; `stream` undefined means: decide from the answer's content type. */
+  /**
+   * One upstream call; `stream` undefined means: decide from the answer's content type.
+   * A non-streamed answer must be a `kind` answer.
+   */
   private async exchange(
     method: UpstreamRequest['method'],
     path: string,
     body: string | Buffer | undefined,
     stream: boolean | undefined,
     ctx: CallContext,
+    kind: AnswerKind,
   ): Promise<PassthroughResult> {
     const { signal } = ctx;
     const res = await this.http.sendOk(
@@ -114,21 +115,11 @@ export class OpenAiProvider implements UpstreamProvider {
     );
     const contentType = String(res.headers['content-type'] ?? '');
     if (!(stream ?? contentType.includes('text/event-stream'))) {
-      let answer: Buffer;
-      try {
-        answer = Buffer.from(await res.body.arrayBuffer());
-      } catch (e) {
-        throw mapTransportError(e, signal);
-      }
-      return {
-        kind: 'json',
-        status: res.statusCode,
-        body: answer,
-        contentType: 'application/json',
-      };
+      const answer = await this.http.readAnswer(res, signal, this.config.name, kind);
+      return { kind: 'json', status: res.statusCode, contentType: 'application/json', ...answer };
     }
-    await requireEventStream(res, this.config.name);
-    return { kind: 'stream', frames: sseFrames(res, ctx.flow, ctx.abort, signal) };
+    await this.http.requireEventStream(res, this.config.name);
+    return { kind: 'stream', frames: this.http.eventStream(res, ctx, this.config.name, true) };
   }
 }
 

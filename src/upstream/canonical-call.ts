@@ -1,12 +1,10 @@
-import { Logger } from '@nestjs/common';
 import { Observable } from 'rxjs';
 import type { CanonicalEvent } from '../core/canonical';
 import type { CallContext } from './provider.interface';
+import { logMalformedEvent } from './sse-source';
 import type { AnswerKind } from './upstream-body';
 import { malformedEventError } from './upstream-errors';
 import type { UpstreamHttpClient, UpstreamResponse } from './upstream-http.client';
-
-const logger = new Logger('UpstreamStream');
 
 /** Turns an upstream's stream events into canonical events; one instance per stream. */
 export interface StreamDecoder {
@@ -109,10 +107,7 @@ export function canonicalCall(call: CanonicalCall): Observable<CanonicalEvent> {
               try {
                 data = JSON.parse(frame.data) as Record<string, unknown>;
               } catch {
-                // Never the content in the log: it may quote anything.
-                logger.warn(
-                  `request ${ctx.requestId}: upstream '${call.providerName}' sent a stream event that is not JSON (${frame.data.length} chars); the stream ends with upstream_malformed_event`,
-                );
+                logMalformedEvent(ctx.requestId, call.providerName, frame.event, frame.data.length);
                 throw malformedEventError(call.providerName);
               }
               if (frame.event === 'error' && data.type === undefined) {

@@ -65,6 +65,22 @@ const PLAIN_NAME = /^[\w.-]{1,64}$/;
 const logger = new Logger('UpstreamStream');
 
 /**
+ * Logs an upstream event that is not JSON: which request, provider and event, and its
+ * size, never its content (it may quote anything, secrets included).
+ */
+export function logMalformedEvent(
+  requestId: string,
+  providerName: string,
+  event: string | undefined,
+  length: number,
+): void {
+  const name = event !== undefined && PLAIN_NAME.test(event) ? event : '-';
+  logger.warn(
+    `request ${requestId}: upstream '${providerName}' sent a stream event that is not JSON (event ${name}, ${length} chars); the stream ends with upstream_malformed_event`,
+  );
+}
+
+/**
  * The upstream's SSE body as an Observable of frames. Unsubscribing before the body ends
  * aborts the upstream request (through `abort`) and destroys the socket's body. An event
  * over `maxEventBytes`, or (relayed) one that is not JSON, fails the stream with a typed
@@ -98,12 +114,7 @@ export function sseFrames(res: UpstreamResponse, opts: SseSourceOptions): Observ
         }
         let data = event.data;
         if (opts.relayed && data !== '[DONE]' && !looksLikeJsonObject(data)) {
-          const name =
-            event.event !== undefined && PLAIN_NAME.test(event.event) ? event.event : '-';
-          // Never the content: it may quote anything, secrets included.
-          logger.warn(
-            `request ${opts.requestId}: upstream '${opts.providerName}' sent a stream event that is not JSON (event ${name}, ${data.length} chars); the stream ends with upstream_malformed_event`,
-          );
+          logMalformedEvent(opts.requestId, opts.providerName, event.event, data.length);
           fail(malformedEventError(opts.providerName));
           return;
         }

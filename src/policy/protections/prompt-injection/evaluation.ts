@@ -11,6 +11,8 @@ export interface LabeledRow {
   slice?: string;
   hard_negative?: boolean;
   lang?: string;
+  /** Dataset the row came from (leave-one-source-out groups by it). */
+  source?: string;
 }
 
 /** Parses JSONL; throws with the line number on a malformed row. Blank lines are skipped. */
@@ -38,6 +40,7 @@ export function parseJsonl(content: string): LabeledRow[] {
       slice: typeof r.slice === 'string' ? r.slice : undefined,
       hard_negative: r.hard_negative === true,
       lang: typeof r.lang === 'string' ? r.lang : undefined,
+      source: typeof r.source === 'string' ? r.source : undefined,
     });
   });
   return rows;

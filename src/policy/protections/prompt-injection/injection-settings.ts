@@ -1,3 +1,4 @@
+import { own } from '../../../common/own';
 import {
   choiceSetting,
   invalidSetting,
@@ -54,7 +55,7 @@ function parseScan(value: unknown, param: string): PartSource[] {
   }
   const sources = new Set<PartSource>();
   for (const item of items) {
-    const source = typeof item === 'string' ? SCAN_VALUES[item] : undefined;
+    const source = typeof item === 'string' ? own(SCAN_VALUES, item) : undefined;
     if (source === undefined) {
       throw invalidSetting(param, `unknown part ${JSON.stringify(item)}; expected ${allowed}.`);
     }

@@ -153,6 +153,19 @@ describe('messagesSystemPrompt', () => {
     });
   });
 
+  it('accepts the continuation of a message thread, whose system prompt Anthropic keeps', () => {
+    const thread = { type: 'continue', previous_message_id: 'msg_1' };
+    expect(messagesSystemPrompt({ thread, messages: [user] })).toBeUndefined();
+  });
+
+  it.each([
+    ['creates a thread', { type: 'create' }],
+    ['continues without naming the message', { type: 'continue' }],
+    ['is not an object', 'continue'],
+  ])('rejects a request without system whose thread %s', (_what, thread) => {
+    expect(messagesSystemPrompt({ thread, messages: [user] })).toMatchObject({ param: 'system' });
+  });
+
   it('does not accept a system-role message inside messages', () => {
     const messages = [{ role: 'system', content: 'x' }, user];
     expect(messagesSystemPrompt({ messages })).toMatchObject({ param: 'system' });

@@ -4,7 +4,7 @@ import { type Observable, mergeMap } from 'rxjs';
 import { CatalogService } from '../../catalog/catalog.service';
 import type { CatalogModel } from '../../catalog/catalog.types';
 import { anthropicErrorBody } from '../../common/errors/envelopes';
-import type { GatewayError } from '../../common/errors/gateway-errors';
+import { type GatewayError, InvalidRequestError } from '../../common/errors/gateway-errors';
 import type { GatewayRequest, GatewayResponse } from '../../common/request-context';
 import { type SseFrame, writeSseWhenStarted } from '../../common/sse/sse-writer';
 import type { AllConfig } from '../../config';
@@ -34,6 +34,22 @@ import { MessagesEventEncoder, toAnthropicMessage } from './messages.encoder';
 import { fromAnthropicUsage, relayMessagesFrames } from './messages.passthrough';
 import { messagesLimitFacts } from '../../limits/extractors/messages.limits';
 import { estimatePromptTokens } from '../../limits/tokens/token-estimator';
+
+/**
+ * A message thread (`thread`, sent by the Anthropic SDK's thread and tool-runner helpers)
+ * is a conversation Anthropic holds between turns: each later turn sends only its new
+ * messages. Only Anthropic's own API can continue one; anywhere else the history (and the
+ * system prompt, which the thread keeps) would be silently lost, so it is a 400.
+ */
+function rejectThread(thread: unknown): void {
+  if (thread !== undefined && thread !== null) {
+    throw new InvalidRequestError(
+      'Message threads are held only by Anthropic-served models (this request is translated or protected): send the full history without "thread" (toolRunner: thread: false).',
+      'thread',
+      'thread_unsupported_request',
+    );
+  }
+}
 
 /** Serves POST /v1/messages and /v1/messages/count_tokens: routing, fast path, canonical path. */
 @Injectable()
@@ -65,6 +81,7 @@ export class MessagesService {
     if (path.kind === 'native') {
       return this.passthrough(body, req, res, model, provider, ctx);
     }
+    rejectThread(body.thread);
     rejectHostedTools(
       body.tools,
       (t) => t.type === undefined || t.type === 'custom',

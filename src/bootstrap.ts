@@ -5,6 +5,8 @@ import express, { type NextFunction, type Request, type Response } from 'express
 import type { Logger } from 'pino';
 import { envelopeForPath } from './common/errors/global-exception.filter';
 import { errorBody } from './common/errors/envelopes';
+import { InvalidRequestError } from './common/errors/gateway-errors';
+import { exceedsJsonDepth } from './common/validation/json-depth';
 import { normalizeError } from './common/errors/normalize-error';
 import { requestContextMiddleware } from './common/logging/request-context.middleware';
 import type { GatewayRequest } from './common/request-context';
@@ -49,6 +51,13 @@ export function configureApp(app: NestExpressApplication, logger: Logger): INest
     // Every body is JSON, whatever content-type a hand-written client sent.
     type: () => true,
     verify: (req, _res, buf) => {
+      if (exceedsJsonDepth(buf, MAX_JSON_DEPTH)) {
+        throw new InvalidRequestError(
+          `The request body nests objects and arrays deeper than ${MAX_JSON_DEPTH} levels.`,
+          null,
+          'invalid_json',
+        );
+      }
       // The parser skips a UTF-8 byte-order mark; the bytes relayed upstream must too.
       (req as GatewayRequest).rawBody = hasBom(buf) ? buf.subarray(3) : buf;
     },
@@ -80,6 +89,9 @@ export function configureApp(app: NestExpressApplication, logger: Logger): INest
   });
   return app;
 }
+
+/** Deeper than any real request (tool schemas included), far below a stack overflow. */
+const MAX_JSON_DEPTH = 128;
 
 function hasBom(buf: Buffer): boolean {
   return buf.length >= 3 && buf[0] === 0xef && buf[1] === 0xbb && buf[2] === 0xbf;

@@ -31,6 +31,15 @@ const EXPECTED_TYPE: Readonly<Record<string, [one: string, many: string]>> = {
   isObject: ['an object', 'objects'],
 };
 
+/**
+ * A client value for an error message: primitives as they are, objects and arrays by
+ * their kind. Never String(value): an object with its own `toString` or `valueOf` key
+ * makes String() and template literals throw.
+ */
+export function printable(value: unknown): string {
+  return typeof value === 'object' && value !== null ? describeType(value) : String(value);
+}
+
 function describeType(value: unknown): string {
   if (value === null) {
     return 'null';

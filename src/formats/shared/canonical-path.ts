@@ -9,6 +9,7 @@ import type { CallContext, UpstreamProvider } from '../../upstream/provider.inte
 import type { ProviderRegistry } from '../../upstream/provider-registry';
 import type { ProtectedOutput } from '../../policy/protections/output-protections';
 import { responsesRoute } from '../responses/responses.route';
+import { printable } from '../../common/validation/top-level.validation';
 
 export const DROPPED_PARAMS_HEADER = 'x-gateway-dropped-params';
 
@@ -133,7 +134,7 @@ export function rejectHostedTools(
   tools.forEach((tool: Record<string, unknown>, i) => {
     if (!isFunctionTool(tool)) {
       throw new InvalidRequestError(
-        `Tool type '${String(tool.type)}' ${why}.`,
+        `Tool type '${printable(tool.type)}' ${why}.`,
         `tools[${i}]`,
         'unsupported_parameter',
       );

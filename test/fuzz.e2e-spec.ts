@@ -185,7 +185,7 @@ models:
       fc.asyncProperty(aCase, async (c) => {
         const models = MODELS[endpoint];
         const base = { ...BASES[endpoint](models[c.model % models.length]), stream: c.stream };
-        const body = mutate(base as never, c.edits);
+        const body = mutate(base, c.edits);
         await send(endpoint, serialise(body, c.damage));
       }),
       { numRuns: RUNS, seed: SEED, endOnFailure: true },

@@ -3,6 +3,7 @@ import type { SseFrame } from '../../common/sse/sse-writer';
 import { endWith, streamIncompleteError } from '../../common/sse/stream-end';
 import type { CanonicalUsage } from '../../core/canonical';
 import { rewriteModel } from '../chat-completions/chat.passthrough';
+import { setOwn } from '../../common/own';
 
 /**
  * Helpers for the Messages fast path: the upstream's events are relayed as text; only
@@ -61,7 +62,7 @@ export class StreamUsage {
     }
     for (const [key, value] of Object.entries(usage)) {
       if (value !== null && value !== undefined) {
-        (this.totals as Record<string, unknown>)[key] = value;
+        setOwn(this.totals as Record<string, unknown>, key, value);
       }
     }
     return fromAnthropicUsage(this.totals);

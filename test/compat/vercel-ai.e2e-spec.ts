@@ -187,6 +187,33 @@ describe.each(FLAVOUR_NAMES)('Vercel AI SDK, %s', (flavourName) => {
       expect(steps[0].toolCalls.map((c) => c.toolName)).toEqual(['weather']);
     });
 
+    it('continues a conversation from result.response.messages', async () => {
+      // The Responses provider replays earlier answers as item references unless store is
+      // false; the gateway's own answers are not stored, so it asks for the items instead.
+      const providerOptions = { openai: { store: false } };
+      const first = await generateText({
+        model: flavour.make(model),
+        system: SYSTEM,
+        prompt: 'one',
+        providerOptions,
+      });
+      const second = await generateText({
+        model: flavour.make(model),
+        system: SYSTEM,
+        providerOptions,
+        messages: [
+          { role: 'user', content: 'one' },
+          ...first.response.messages,
+          { role: 'user', content: 'two' },
+        ],
+      });
+      expectAnswer(model, second.text, 'two');
+      if (!isLocal(model)) {
+        // The earlier answer went upstream as history.
+        expect(JSON.stringify(rig.lastUpstream()!.body)).toContain(first.text);
+      }
+    });
+
     it('reasons when the option that forces it is set', async () => {
       const result = await generateText({
         model: flavour.make(model),

@@ -200,6 +200,7 @@ describe('config namespaces', () => {
       logLevel: 'info',
       maxBodySize: '10mb',
       shutdownTimeoutMs: 30_000,
+      shutdownDrainDelayMs: 5_000,
       sseKeepaliveMs: 15_000,
       corsOrigins: [],
     });
@@ -213,6 +214,7 @@ describe('config namespaces', () => {
       LOG_LEVEL: 'warn',
       MAX_BODY_SIZE: '5MB',
       SHUTDOWN_TIMEOUT_MS: '1500',
+      SHUTDOWN_DRAIN_DELAY_MS: '0',
       SSE_KEEPALIVE_MS: '250',
       CORS_ORIGINS: ' https://a.example , https://b.example,,',
     });
@@ -224,6 +226,7 @@ describe('config namespaces', () => {
       logLevel: 'warn',
       maxBodySize: '5mb',
       shutdownTimeoutMs: 1500,
+      shutdownDrainDelayMs: 0,
       sseKeepaliveMs: 250,
       corsOrigins: ['https://a.example', 'https://b.example'],
     });

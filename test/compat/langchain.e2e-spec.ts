@@ -203,21 +203,15 @@ describe.each(Object.keys(MODELS_OF) as Flavour[])('LangChain %s', (flavour) => 
       expect(object).toEqual({ city: 'Paris', temperature: 18 });
     });
 
-    if (isLocal(model)) {
-      // The local models answer response_format, text.format and output_config.format with
-      // their echo, not JSON (src/upstream/providers/local/local-model.ts; see the report).
-      it.todo('withStructuredOutput (default json schema) returns a parsed object');
-    } else {
-      it('withStructuredOutput (default json schema) returns a parsed object', async () => {
-        const structured = make(flavour, model).withStructuredOutput(forecast, {
-          method: 'jsonSchema',
-        });
-        const object = await structured.invoke([
-          new SystemMessage(SYSTEM),
-          new HumanMessage('forecast for city=Paris temperature=18'),
-        ]);
-        expect(forecast.parse(object)).toEqual(object);
+    it('withStructuredOutput (default json schema) returns a parsed object', async () => {
+      const structured = make(flavour, model).withStructuredOutput(forecast, {
+        method: 'jsonSchema',
       });
-    }
+      const object = await structured.invoke([
+        new SystemMessage(SYSTEM),
+        new HumanMessage('forecast for city=Paris temperature=18'),
+      ]);
+      expect(forecast.parse(object)).toEqual(object);
+    });
   });
 });

@@ -103,22 +103,17 @@ describe.each(ALL)('openai chat completions helpers, model %s', (model) => {
     expect(runner.messages.filter((m) => m.role === 'tool')).toHaveLength(1);
   });
 
-  if (isLocal(model)) {
-    // The local models answer response_format with their echo, not JSON (see the report).
-    it.todo('chat.completions.parse returns the parsed object');
-  } else {
-    it('chat.completions.parse returns the parsed object', async () => {
-      const completion = await openai.chat.completions.parse({
-        model,
-        messages: [
-          { role: 'system', content: SYSTEM },
-          { role: 'user', content: 'forecast for Paris' },
-        ],
-        response_format: zodResponseFormat(forecast, 'forecast'),
-      });
-      expect(completion.choices[0].message.parsed).toEqual({ city: 'Paris', temperature: 18 });
+  it('chat.completions.parse returns the parsed object', async () => {
+    const completion = await openai.chat.completions.parse({
+      model,
+      messages: [
+        { role: 'system', content: SYSTEM },
+        { role: 'user', content: 'forecast for city=Paris temperature=18' },
+      ],
+      response_format: zodResponseFormat(forecast, 'forecast'),
     });
-  }
+    expect(completion.choices[0].message.parsed).toEqual({ city: 'Paris', temperature: 18 });
+  });
 });
 
 describe.each(OPENAI_FAMILY)('openai responses helpers, model %s', (model) => {
@@ -166,19 +161,15 @@ describe.each(OPENAI_FAMILY)('openai responses helpers, model %s', (model) => {
     expect(second.output_text).toContain('18 degrees in Paris');
   });
 
-  if (isLocal(model)) {
-    it.todo('responses.parse returns the parsed object');
-  } else {
-    it('responses.parse returns the parsed object', async () => {
-      const response = await openai.responses.parse({
-        model,
-        instructions: SYSTEM,
-        input: 'forecast for Paris',
-        text: { format: zodTextFormat(forecast, 'forecast') },
-      });
-      expect(response.output_parsed).toEqual({ city: 'Paris', temperature: 18 });
+  it('responses.parse returns the parsed object', async () => {
+    const response = await openai.responses.parse({
+      model,
+      instructions: SYSTEM,
+      input: 'forecast for city=Paris temperature=18',
+      text: { format: zodTextFormat(forecast, 'forecast') },
     });
-  }
+    expect(response.output_parsed).toEqual({ city: 'Paris', temperature: 18 });
+  });
 });
 
 describe('openai responses: rule S1 and the system-prompt filter', () => {
@@ -321,16 +312,12 @@ describe.each(ALL)('anthropic SDK helpers, model %s', (model) => {
     expect(beta).toEqual(counted);
   });
 
-  if (isLocal(model)) {
-    it.todo('messages.parse returns the parsed object');
-  } else {
-    it('messages.parse returns the parsed object', async () => {
-      const message = await anthropic.messages.parse({
-        ...base,
-        messages: [{ role: 'user', content: 'forecast for Paris' }],
-        output_config: { format: zodOutputFormat(forecast) },
-      });
-      expect(message.parsed_output).toEqual({ city: 'Paris', temperature: 18 });
+  it('messages.parse returns the parsed object', async () => {
+    const message = await anthropic.messages.parse({
+      ...base,
+      messages: [{ role: 'user', content: 'forecast for city=Paris temperature=18' }],
+      output_config: { format: zodOutputFormat(forecast) },
     });
-  }
+    expect(message.parsed_output).toEqual({ city: 'Paris', temperature: 18 });
+  });
 });

@@ -240,23 +240,17 @@ describe.each(FLAVOUR_NAMES)('Vercel AI SDK, %s', (flavourName) => {
       }
     });
 
-    if (isLocal(model) && !flavourName.includes('anthropic')) {
-      // The local models answer a response_format / text.format request with their echo,
-      // not JSON (src/upstream/providers/local/local-model.ts; see the report).
-      it.todo('generateObject returns an object matching the schema');
-    } else {
-      it('generateObject returns an object matching the schema', async () => {
-        const { object } = await generateObject({
-          model: flavour.make(model),
-          system: SYSTEM,
-          schema: forecast,
-          prompt: 'forecast for city=Paris temperature=18',
-        });
-        expect(forecast.parse(object)).toEqual(object);
-        if (!isLocal(model)) {
-          expect(object).toEqual({ city: 'Paris', temperature: 18 });
-        }
+    it('generateObject returns an object matching the schema', async () => {
+      const { object } = await generateObject({
+        model: flavour.make(model),
+        system: SYSTEM,
+        schema: forecast,
+        prompt: 'forecast for city=Paris temperature=18',
       });
-    }
+      expect(forecast.parse(object)).toEqual(object);
+      if (!isLocal(model)) {
+        expect(object).toEqual({ city: 'Paris', temperature: 18 });
+      }
+    });
   });
 });

@@ -7,6 +7,7 @@ import type {
   FinishReason,
   ReasoningEffort,
 } from '../../../core/canonical';
+import { schemaInstance } from './schema-instance';
 
 /**
  * The embedded local model's behaviour, as a pure function of the request: what it will
@@ -130,17 +131,41 @@ function coerce(value: string, schema: Record<string, unknown>): unknown {
 export function buildArguments(tool: CanonicalTool, text: string): Record<string, unknown> {
   const properties = (tool.parameters.properties ?? {}) as Record<string, Record<string, unknown>>;
   const required = new Set((tool.parameters.required as string[] | undefined) ?? []);
-  const args: Record<string, unknown> = {};
+  const args = valuesInText(tool.parameters, text);
   for (const [name, schema] of Object.entries(properties)) {
-    const escaped = name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-    const match = new RegExp(`\\b${escaped}\\s*[=:]\\s*("([^"]*)"|[^\\s,;]+)`).exec(text);
-    if (match) {
-      setOwn(args, name, coerce(match[2] ?? match[1], schema));
-    } else if (required.has(name) || 'default' in schema) {
+    if (!Object.hasOwn(args, name) && (required.has(name) || 'default' in schema)) {
       setOwn(args, name, placeholder(schema, text));
     }
   }
   return args;
+}
+
+/** The object schema's properties that the text gives as `key=value` (or `key: value`). */
+function valuesInText(
+  objectSchema: Record<string, unknown>,
+  text: string,
+): Record<string, unknown> {
+  const properties = (objectSchema.properties ?? {}) as Record<string, Record<string, unknown>>;
+  const values: Record<string, unknown> = {};
+  for (const [name, schema] of Object.entries(properties)) {
+    const escaped = name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    const match = new RegExp(`\\b${escaped}\\s*[=:]\\s*("([^"]*)"|[^\\s,;]+)`).exec(text);
+    if (match) {
+      setOwn(values, name, coerce(match[2] ?? match[1], schema));
+    }
+  }
+  return values;
+}
+
+/** A structured-output answer: valid for the schema, with the values the text names. */
+function structuredAnswer(schema: Record<string, unknown>, text: string): string {
+  const value = schemaInstance(schema, text);
+  if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
+    for (const [name, named] of Object.entries(valuesInText(schema, text))) {
+      setOwn(value as Record<string, unknown>, name, named);
+    }
+  }
+  return JSON.stringify(value);
 }
 
 function chooseTool(req: CanonicalRequest, userText: string): CanonicalTool | undefined {
@@ -199,6 +224,12 @@ export function planLocalAnswer(req: CanonicalRequest): LocalPlan {
   } else {
     tool = chooseTool(req, userText);
     replyText = userText ? `Echo: ${userText}` : 'Hello from the local model.';
+  }
+  const format = req.responseFormat;
+  if (!tool && format?.type === 'json_schema' && format.schema !== undefined) {
+    replyText = structuredAnswer(format.schema, userText);
+  } else if (!tool && format?.type === 'json_object') {
+    replyText = JSON.stringify({ echo: userText });
   }
 
   const reasoningText = reasoningSentences(req, userText, tool).join('');

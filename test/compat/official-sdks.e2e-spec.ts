@@ -296,6 +296,21 @@ describe.each(ALL)('anthropic SDK helpers, model %s', (model) => {
       );
       expect(error.status).toBe(400);
       expect(error.message).toMatch(/thread: false/);
+      // Anthropic's own details, on which the SDK's thread helpers fall back to full history.
+      expect(error.error.error.details).toEqual({
+        error_code: 'thread_unsupported_request',
+        unsupported: ['thread'],
+      });
+    });
+
+    it('beta.messages.toolRunner over a message thread (the default) falls back to the full history', async () => {
+      const runner = anthropic.beta.messages.toolRunner({
+        ...base,
+        messages: [{ role: 'user', content: 'use weather with city=Paris' }],
+        tools: [weatherTool],
+      });
+      const final = await runner.runUntilDone();
+      expect(final.content.find((b) => b.type === 'text')?.text).toContain('18 degrees in Paris');
     });
   }
 

@@ -71,6 +71,14 @@ describe('anthropicErrorBody', () => {
     expect(anthropicErrorBody(new InvalidRequestError('x'))).not.toHaveProperty('request_id');
   });
 
+  it('carries details only when the error has them', () => {
+    expect(anthropicErrorBody(new InvalidRequestError('x')).error).not.toHaveProperty('details');
+    const details = { error_code: 'thread_unsupported_request', unsupported: ['thread'] };
+    const err = new GatewayError(400, 'invalid_request', 'no', { details });
+    expect(anthropicErrorBody(err).error.details).toEqual(details);
+    expect(openAiErrorBody(err).error).not.toHaveProperty('details');
+  });
+
   it.each([
     [400, 'invalid_request_error'],
     [401, 'authentication_error'],

@@ -34,7 +34,7 @@ export interface OpenAiErrorBody {
 
 export interface AnthropicErrorBody {
   type: 'error';
-  error: { type: string; message: string };
+  error: { type: string; message: string; details?: Record<string, unknown> };
   request_id?: string;
 }
 
@@ -49,6 +49,9 @@ export function anthropicErrorBody(err: GatewayError, requestId?: string): Anthr
     type: 'error',
     error: { type: ANTHROPIC_TYPES[err.kind], message: err.message },
   };
+  if (err.details !== undefined) {
+    body.error.details = err.details;
+  }
   if (requestId !== undefined) {
     body.request_id = requestId;
   }

@@ -23,6 +23,8 @@ export interface GatewayErrorOptions {
   code?: string | null;
   /** Extra response headers (e.g. `retry-after`). */
   headers?: Record<string, string>;
+  /** Machine-readable details (Anthropic `error.details`), e.g. for an SDK's fallback. */
+  details?: Record<string, unknown>;
   cause?: unknown;
 }
 
@@ -30,6 +32,7 @@ export class GatewayError extends Error {
   readonly param: string | null;
   readonly code: string | null;
   readonly headers: Record<string, string>;
+  readonly details: Record<string, unknown> | undefined;
 
   constructor(
     readonly status: number,
@@ -42,6 +45,7 @@ export class GatewayError extends Error {
     this.param = options.param ?? null;
     this.code = options.code ?? null;
     this.headers = options.headers ?? {};
+    this.details = options.details;
   }
 }
 

@@ -4,7 +4,7 @@ import { type Observable, mergeMap } from 'rxjs';
 import { CatalogService } from '../../catalog/catalog.service';
 import type { CatalogModel } from '../../catalog/catalog.types';
 import { anthropicErrorBody } from '../../common/errors/envelopes';
-import { type GatewayError, InvalidRequestError } from '../../common/errors/gateway-errors';
+import { GatewayError } from '../../common/errors/gateway-errors';
 import type { GatewayRequest, GatewayResponse } from '../../common/request-context';
 import { type SseFrame, writeSseWhenStarted } from '../../common/sse/sse-writer';
 import type { AllConfig } from '../../config';
@@ -39,14 +39,21 @@ import { estimatePromptTokens } from '../../limits/tokens/token-estimator';
  * A message thread (`thread`, sent by the Anthropic SDK's thread and tool-runner helpers)
  * is a conversation Anthropic holds between turns: each later turn sends only its new
  * messages. Only Anthropic's own API can continue one; anywhere else the history (and the
- * system prompt, which the thread keeps) would be silently lost, so it is a 400.
+ * system prompt, which the thread keeps) would be silently lost, so it is a 400. Its
+ * `details` are those of Anthropic's own `thread_unsupported_request`, on which the SDK
+ * drops the thread and sends the full history, so the default tool runner works anyway.
  */
 function rejectThread(thread: unknown): void {
   if (thread !== undefined && thread !== null) {
-    throw new InvalidRequestError(
+    throw new GatewayError(
+      400,
+      'invalid_request',
       'Message threads are held only by Anthropic-served models (this request is translated or protected): send the full history without "thread" (toolRunner: thread: false).',
-      'thread',
-      'thread_unsupported_request',
+      {
+        param: 'thread',
+        code: 'thread_unsupported_request',
+        details: { error_code: 'thread_unsupported_request', unsupported: ['thread'] },
+      },
     );
   }
 }

@@ -63,7 +63,7 @@ export class ResponsesRequestDto {
   @IsString() @IsNotEmpty() model!: string;
   /** A string (one user message) or an array of input items; checked by hand. */
   @IsDefined() input!: string | ResponsesInputItem[];
-  /** Required by rule S1, which the SystemPromptGuard enforces before validation. */
+  /** The system prompt; rule S1 also accepts a system or developer item in `input`. */
   @IsOptional() @IsString() instructions?: string | null;
   @IsOptional() @IsBoolean() stream?: boolean | null;
   @IsOptional() @IsInt() @Min(1) max_output_tokens?: number | null;

@@ -2,6 +2,7 @@ import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { type Fault, FaultUpstream, faultCatalog } from './support/fault-upstream';
 import { startGateway, TEST_KEY, type TestGateway } from './support/gateway';
+import { parseSse } from './support/responses-fixtures';
 
 /**
  * Issue 11 (upstream side): a fault-injecting upstream on loopback behind every endpoint,
@@ -133,26 +134,6 @@ function envelopeError(
   }
   expect(Object.keys(body.error).sort()).toEqual(['code', 'message', 'param', 'type']);
   return body.error;
-}
-
-/** The events of an SSE body (comments and `[DONE]` left out), data parsed. */
-function parseSse(text: string): { event?: string; data: any }[] {
-  const out: { event?: string; data: any }[] = [];
-  for (const block of text.split('\n\n')) {
-    let event: string | undefined;
-    const data: string[] = [];
-    for (const line of block.split('\n')) {
-      if (line.startsWith('event: ')) {
-        event = line.slice(7);
-      } else if (line.startsWith('data: ')) {
-        data.push(line.slice(6));
-      }
-    }
-    if (data.length > 0 && data.join('\n') !== '[DONE]') {
-      out.push({ event, data: JSON.parse(data.join('\n')) });
-    }
-  }
-  return out;
 }
 
 /** The in-stream error event of a 200 SSE answer, in the endpoint's grammar. */

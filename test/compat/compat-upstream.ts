@@ -273,3 +273,23 @@ export function upstreamSeen(rig: CompatRig): { kind: UpstreamKind; system: stri
   const ask = ASK[last.kind](last.body);
   return { kind: last.kind, system: ask.system, ask };
 }
+
+/**
+ * The answer to a plain prompt: the local echo, or the fake provider naming the API it was
+ * reached through; then the system prompt must have reached that API, in its own place.
+ */
+export function expectAnswer(
+  rig: CompatRig,
+  system: string,
+  model: string,
+  text: string | null | undefined,
+  user: string,
+): void {
+  if (isLocal(model)) {
+    expect(text).toBe(`Echo: ${user}`);
+    return;
+  }
+  const seen = upstreamSeen(rig);
+  expect(text).toBe(`Hello from ${seen.kind}: ${user}`);
+  expect(seen.system).toBe(system);
+}

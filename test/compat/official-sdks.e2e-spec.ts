@@ -13,6 +13,7 @@ import {
   isLocal,
   startCompatRig,
   upstreamSeen,
+  expectAnswer as expectAnswerOf,
 } from './compat-upstream';
 
 /**
@@ -46,13 +47,7 @@ beforeAll(async () => {
 afterAll(() => rig.close());
 
 function expectAnswer(model: string, text: string | null | undefined, user: string): void {
-  if (isLocal(model)) {
-    expect(text).toBe(`Echo: ${user}`);
-    return;
-  }
-  const seen = upstreamSeen(rig);
-  expect(text).toBe(`Hello from ${seen.kind}: ${user}`);
-  expect(seen.system).toBe(SYSTEM);
+  expectAnswerOf(rig, SYSTEM, model, text, user);
 }
 
 function expectReasoning(model: string, text: string): void {

@@ -178,7 +178,7 @@ export async function collect<T>(stream: AsyncIterable<T>): Promise<T[]> {
   return items;
 }
 
-/** Parses an SSE body into `{event, data}` pairs (comments skipped). */
+/** Parses an SSE body into `{event, data}` pairs (comments and chat's `[DONE]` skipped). */
 export function parseSse(text: string): { event?: string; data: any }[] {
   const out: { event?: string; data: any }[] = [];
   for (const block of text.split('\n\n')) {
@@ -191,7 +191,7 @@ export function parseSse(text: string): { event?: string; data: any }[] {
         data.push(line.slice(6));
       }
     }
-    if (data.length > 0) {
+    if (data.length > 0 && data.join('\n') !== '[DONE]') {
       out.push({ event, data: JSON.parse(data.join('\n')) });
     }
   }

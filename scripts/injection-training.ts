@@ -51,6 +51,13 @@ export interface TrainOptions {
   l2: number;
   /** Per-row weight ∝ count(source)^-sourcePower, then both classes get equal total weight. */
   sourcePower: number;
+  /**
+   * Share of updates that see the signals alone (no n-grams), so the signal weights carry
+   * evidence on their own where the n-grams know nothing (other languages, new phrasing).
+   */
+  signalDropout: number;
+  /** Synthetic texts added per class (see augment); 0 for none. */
+  augment: number;
   seed: number;
 }
 
@@ -62,6 +69,8 @@ export const DEFAULT_OPTIONS: TrainOptions = {
   lr: 0.05,
   l2: 1e-6,
   sourcePower: 0.5,
+  signalDropout: 0.5,
+  augment: 1500,
   seed: 1,
 };
 
@@ -176,13 +185,67 @@ function rowWeights(examples: readonly Example[], sourcePower: number): Float64A
   return w;
 }
 
+const CARRIER_MIN_CHARS = 600;
+const CARRIER_MAX_CHARS = 3000;
+const BURIED_MAX_CHARS = 1000;
+
+/**
+ * Synthetic long texts from the training rows themselves: benign rows joined into a longer
+ * carrier, half of them (label 1) with a short injection row inserted between two of the
+ * pieces. Without them the model learns that ordinary prose around an injection is evidence
+ * of innocence and an injection buried in a document is diluted; with the joined benign
+ * carriers (label 0) joining itself is not a cue. Built from the rows being trained on only,
+ * so a leave-one-source-out fold never sees its left-out source.
+ */
+export function augment(
+  examples: readonly Example[],
+  count: number,
+  seed: number,
+  bits: number,
+): Example[] {
+  const benign = examples.filter((e) => e.row.label === 0);
+  const short = examples.filter((e) => e.row.label === 1 && e.row.text.length <= BURIED_MAX_CHARS);
+  if (count === 0 || benign.length === 0 || short.length === 0) {
+    return [];
+  }
+  const random = rng(seed ^ 0x5eed);
+  const pick = <T>(list: readonly T[]): T => list[Math.floor(random() * list.length)];
+  const rows: Row[] = [];
+  for (let i = 0; i < 2 * count; i += 1) {
+    const target = CARRIER_MIN_CHARS + random() * (CARRIER_MAX_CHARS - CARRIER_MIN_CHARS);
+    const pieces: string[] = [];
+    let length = 0;
+    while (length < target) {
+      const piece = pick(benign).row.text;
+      pieces.push(piece);
+      length += piece.length;
+    }
+    const label: 0 | 1 = i % 2 === 0 ? 1 : 0;
+    if (label === 1) {
+      pieces.splice(Math.floor(random() * (pieces.length + 1)), 0, pick(short).row.text);
+    }
+    rows.push({
+      id: `augmented-${i}`,
+      text: pieces.join('\n\n'),
+      label,
+      slice: label === 1 ? 'augmented_buried' : 'augmented_carrier',
+      source: 'augmented',
+      file: 'augmented',
+      family: 'augmented',
+      holdout: false,
+    });
+  }
+  return featurize(rows, bits);
+}
+
 /**
  * Logistic regression by AdaGrad over the best window of each text (multiple-instance
  * learning: the label of a long text is carried by its most suspicious window, exactly as
  * the gateway scores it). Signal weights are kept non-negative: a hand-written signal is
  * evidence of an injection, never of innocence.
  */
-export function train(examples: readonly Example[], o: TrainOptions): FloatModel {
+export function train(given: readonly Example[], o: TrainOptions): FloatModel {
+  const examples = [...given, ...augment(given, o.augment, o.seed, o.bits)];
   const size = 2 ** o.bits;
   const model: FloatModel = {
     bits: o.bits,
@@ -196,6 +259,8 @@ export function train(examples: readonly Example[], o: TrainOptions): FloatModel
   const g2 = new Float32Array(size);
   const d2 = new Float64Array(DENSE_FEATURES.length);
   let b2 = 0;
+  let signalBias = 0;
+  let sb2 = 0;
   const weights = rowWeights(examples, o.sourcePower);
   const order = examples.map((_, i) => i);
   const random = rng(o.seed);
@@ -208,6 +273,19 @@ export function train(examples: readonly Example[], o: TrainOptions): FloatModel
     for (const k of order) {
       const ex = examples[k];
       const { view, score } = bestWindow(model, ex);
+      if (o.signalDropout > 0 && random() < o.signalDropout) {
+        // Signals alone, with their own bias (not shipped): only the signal weights learn.
+        const fired = score.signals.map(({ signal }) => DENSE_FEATURES.indexOf(signal.name));
+        const z = signalBias + fired.reduce((sum, d) => sum + model.dense[d], 0);
+        const g = (1 / (1 + Math.exp(-z)) - ex.row.label) * weights[k];
+        sb2 += g * g;
+        signalBias -= (o.lr * g) / Math.sqrt(sb2 + eps);
+        for (const d of fired) {
+          d2[d] += g * g;
+          model.dense[d] = Math.max(0, model.dense[d] - (o.lr * g) / Math.sqrt(d2[d] + eps));
+        }
+        continue;
+      }
       const p = 1 / (1 + Math.exp(-score.logit));
       const g = (p - ex.row.label) * weights[k];
       if (g === 0) {

@@ -59,6 +59,8 @@ function parseArgs(argv: string[]): Args {
     'lr',
     'l2',
     'sourcePower',
+    'augment',
+    'signalDropout',
     'seed',
   ]);
   for (let i = 0; i < argv.length; i += 1) {
@@ -88,7 +90,9 @@ function sha256(path: string): string {
 function gitCommit(): { commit: string; dirty: boolean } {
   try {
     const commit = execFileSync('git', ['rev-parse', 'HEAD'], { encoding: 'utf8' }).trim();
-    const status = execFileSync('git', ['status', '--porcelain', '--', 'src', 'scripts'], {
+    // Only the code that shapes the weights: other work in progress elsewhere does not count.
+    const paths = ['src/policy/protections/prompt-injection', 'scripts'];
+    const status = execFileSync('git', ['status', '--porcelain', '--', ...paths], {
       encoding: 'utf8',
     });
     return { commit, dirty: status.trim() !== '' };
@@ -111,6 +115,8 @@ function main(): void {
     lr: args.lr,
     l2: args.l2,
     sourcePower: args.sourcePower,
+    signalDropout: args.signalDropout,
+    augment: args.augment,
     seed: args.seed,
   };
   const started = Date.now();

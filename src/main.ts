@@ -33,7 +33,10 @@ async function main(): Promise<void> {
     // (Ctrl-C at a terminal) closes at once; a second signal exits without waiting.
     const stop = (signal: NodeJS.Signals): void => {
       logger.info({ signal }, 'shutdown requested');
-      process.once(signal, () => logger.flush(() => process.exit(1)));
+      // Any signal after the first, of either kind, exits at once.
+      process.off('SIGTERM', stop).off('SIGINT', stop);
+      const force = (): void => logger.flush(() => process.exit(1));
+      process.once('SIGTERM', force).once('SIGINT', force);
       const drained =
         signal === 'SIGTERM' ? app.get(ShutdownState).startDraining(signal) : Promise.resolve();
       drained

@@ -71,8 +71,19 @@ interface Answer {
   text: string;
 }
 
-function post(route: Route, stream: boolean): Promise<Answer> {
-  const base = { model: route.model, stream };
+/** The system_prompt_filter protection tool, in the endpoint's tool grammar. */
+function filterTool(endpoint: Endpoint): object {
+  const parameters = { type: 'object', properties: {} };
+  if (endpoint === 'chat') {
+    return { type: 'function', function: { name: 'system_prompt_filter', parameters } };
+  }
+  return endpoint === 'messages'
+    ? { name: 'system_prompt_filter', input_schema: parameters }
+    : { type: 'function', name: 'system_prompt_filter', parameters };
+}
+
+function post(route: Route, stream: boolean, extra: object = {}): Promise<Answer> {
+  const base = { model: route.model, stream, ...extra };
   const [path, body, headers] =
     route.endpoint === 'chat'
       ? [
@@ -224,7 +235,43 @@ describe('an upstream error that quotes the gateway secrets', () => {
   });
 });
 
+describe('secrets in unusual places', () => {
+  it.each(NAMED)(
+    '%s: a plain-text error cut for its message leaves no head of a secret',
+    async (_, route) => {
+      use('proxy_text_400');
+      const answer = await post(route, false);
+      expect(answer.status).toBe(400);
+      expectNoSecret(answer);
+      for (const secret of Object.values(SECRETS)) {
+        expect(answer.text).not.toContain(secret.slice(0, 8));
+      }
+    },
+  );
+
+  it.each(NAMED)('%s: an upstream code that is not a short token is dropped', async (_, route) => {
+    use('code_quotes');
+    const answer = await post(route, false);
+    expect(answer.status).toBe(400);
+    expectNoSecret(answer);
+  });
+
+  it('chat fast path: an error that is not the first key of a chunk is redacted', async () => {
+    use('late_error_key');
+    const answer = await post(ROUTES[0], true);
+    expectNoSecret(answer);
+    expect(answer.text).toContain('[redacted]');
+  });
+});
+
 describe('an answer that is not an answer of its API', () => {
+  it.each(NAMED)('%s: an answer nested 200,000 levels deep is a 502', async (_, route) => {
+    use('deep_answer');
+    const answer = await post(route, false);
+    expect(answer.status).toBe(502);
+    envelopeError(route, answer);
+  });
+
   it.each(NAMED)(
     '%s: a 200 {} is a 502 in the client envelope, never an empty success',
     async (_, route) => {
@@ -324,6 +371,19 @@ describe('a slow or silent upstream', () => {
       expect(answer.text.startsWith(': keepalive\n\n')).toBe(true);
       expect(answer.text.match(/: keepalive/g)?.length).toBeGreaterThanOrEqual(2);
       expect(answer.text).toContain('lo there');
+      expect(answer.text).not.toMatch(/"error"\s*:\s*\{/);
+    },
+  );
+
+  it.each(NAMED)(
+    '%s: a protected stream whose upstream starts after the keep-alives still completes',
+    async (_, route) => {
+      use('silent_then_ok');
+      const answer = await post(route, true, { tools: [filterTool(route.endpoint)] });
+      expect(answer.status).toBe(200);
+      expect(answer.text.startsWith(': keepalive\n\n')).toBe(true);
+      expect(answer.text).toContain('lo there');
+      expect(answer.text).toContain(': x-gateway-protections: system_prompt_filter=pass');
       expect(answer.text).not.toMatch(/"error"\s*:\s*\{/);
     },
   );

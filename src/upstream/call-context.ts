@@ -3,16 +3,15 @@ import type { GatewayRequest, GatewayResponse } from '../common/request-context'
 import type { CallContext } from './provider.interface';
 
 /**
- * Builds the per-call context: its signal aborts as soon as the client's connection
- * closes before the response finished, which cancels the upstream request at once.
+ * Builds the per-call context: its signal aborts as soon as the response is over, however
+ * it ended, which cancels the upstream request at once. A client that went away is the
+ * usual case; a response ended early by the gateway (an error frame written while the
+ * upstream still streams, shutdown while the head was held) must not leave the upstream
+ * call running either. After a normal end the upstream is done, and aborting is a no-op.
  */
 export function createCallContext(req: GatewayRequest, res: GatewayResponse): CallContext {
   const controller = new AbortController();
-  res.once('close', () => {
-    if (!res.writableFinished) {
-      controller.abort();
-    }
-  });
+  res.once('close', () => controller.abort());
   return {
     requestId: req.ctx.requestId,
     signal: controller.signal,

@@ -1,7 +1,7 @@
 import type { ConfigService } from '@nestjs/config';
 import type { CatalogService } from '../catalog/catalog.service';
 import type { CatalogProvider } from '../catalog/catalog.types';
-import { GatewayError, UpstreamHttpError } from '../common/errors/gateway-errors';
+import { GatewayError } from '../common/errors/gateway-errors';
 import type { AllConfig } from '../config';
 
 /** What a secret is replaced with. */
@@ -9,6 +9,8 @@ export const REDACTED = '[redacted]';
 
 /** Shorter values are not secrets worth the false positives (`true`, a version, ...). */
 const MIN_SECRET_LENGTH = 8;
+/** The shortest head of a secret removed from the end of cut text. */
+const MIN_TAIL = 4;
 
 /** The credential part of an `Authorization`-style value (`Bearer <token>`, `Basic <b64>`). */
 const SCHEME = /^(?:bearer|basic|token)\s+(\S+)$/i;
@@ -87,9 +89,24 @@ export class Redactor {
   }
 
   /**
-   * The error with its message redacted: the same object when it quotes no secret,
-   * otherwise a copy of the same class family (an upstream error stays an
-   * UpstreamHttpError) with status, kind, code, param and headers kept.
+   * For text cut at a size limit: also replaces a tail that is the head of a secret (4
+   * characters or more), which whole-secret matching cannot see.
+   */
+  redactCut(text: string): string {
+    const out = this.redact(text);
+    for (const secret of this.secrets) {
+      for (let n = Math.min(secret.length - 1, out.length); n >= MIN_TAIL; n--) {
+        if (out.endsWith(secret.slice(0, n))) {
+          return out.slice(0, out.length - n) + REDACTED;
+        }
+      }
+    }
+    return out;
+  }
+
+  /**
+   * The error with its message, param, code and stack redacted: the same object when it
+   * quotes no secret, otherwise a copy of the same class with every other field kept.
    */
   redactError<E>(error: E): E | GatewayError {
     if (!(error instanceof GatewayError)) {
@@ -97,13 +114,12 @@ export class Redactor {
     }
     const message = this.redact(error.message);
     const param = error.param === null ? null : this.redact(error.param);
-    if (message === error.message && param === error.param) {
+    const code = error.code === null ? null : this.redact(error.code);
+    if (message === error.message && param === error.param && code === error.code) {
       return error;
     }
-    return new UpstreamHttpError(error.status, error.kind, message, {
-      param,
-      code: error.code,
-      headers: error.headers,
-    });
+    const copy = Object.create(Object.getPrototypeOf(error) as object) as GatewayError;
+    const stack = error.stack === undefined ? undefined : this.redact(error.stack);
+    return Object.assign(copy, error, { message, param, code, stack });
   }
 }

@@ -127,7 +127,13 @@ describe('isErrorFrame', () => {
     ['response.failed', '{}'],
     [undefined, '{"error":{"message":"x"}}'],
     [undefined, ' { "type" : "error" }'],
-    [undefined, '{"type":"response.failed"}'],
+    [undefined, '{"type":"response.failed","response":{"error":{"message":"x"}}}'],
+    // An error that is not the first key, as OpenRouter and older vLLM send them.
+    [
+      undefined,
+      '{"id":"c1","object":"chat.completion.chunk","choices":[],"error":{"message":"x"}}',
+    ],
+    [undefined, '{"object":"error","message":"x"}'],
   ])('recognizes event %p with %p', (event, data) => {
     expect(isErrorFrame(event, data)).toBe(true);
   });
@@ -135,7 +141,7 @@ describe('isErrorFrame', () => {
   it.each([
     ['message_delta', '{"type":"message_delta"}'],
     [undefined, '{"choices":[{"delta":{"content":"{\\"error\\":1}"}}]}'],
-    ['response.created', '{"type":"response.created","response":{"error":null}}'],
+    [undefined, '{"choices":[{"delta":{"content":"an \\"error\\" occurred"}}]}'],
   ])('leaves event %p with %p alone', (event, data) => {
     expect(isErrorFrame(event, data)).toBe(false);
   });

@@ -27,15 +27,15 @@ export interface SseSourceOptions {
 }
 
 /**
- * An upstream error frame, in any of the three grammars: `event: error` (Messages,
- * Responses), `event: response.failed`, or data starting with `{"error"` (chat) or with
- * the type of one of those (a server that leaves out event names). Anchored regexes:
- * a healthy frame costs a few character comparisons.
+ * A frame that may carry upstream error text, to be redacted: `event: error` (Messages,
+ * Responses), `event: response.failed`, or any data with an `"error"` key or value,
+ * wherever it stands (`{"error":…}` of chat, `{"type":"error"}` without an event name,
+ * OpenRouter's chunk with a trailing `"error"`, vLLM's `"object":"error"`). Text inside a
+ * JSON string has its quotes escaped, so a delta that merely says "error" does not match:
+ * a healthy frame costs one substring search.
  */
-const ERROR_DATA = /^\s*\{\s*"(?:error"|type"\s*:\s*"(?:error|response\.failed)")/;
-
 export function isErrorFrame(event: string | undefined, data: string): boolean {
-  return event === 'error' || event === 'response.failed' || ERROR_DATA.test(data);
+  return event === 'error' || event === 'response.failed' || data.includes('"error"');
 }
 
 function isWhitespace(code: number): boolean {
@@ -113,6 +113,10 @@ export function sseFrames(res: UpstreamResponse, opts: SseSourceOptions): Observ
           return;
         }
         let data = event.data;
+        if (data === '') {
+          // An empty `data:` line carries nothing: dropped, as every SSE client would.
+          return;
+        }
         if (opts.relayed && data !== '[DONE]' && !looksLikeJsonObject(data)) {
           logMalformedEvent(opts.requestId, opts.providerName, event.event, data.length);
           fail(malformedEventError(opts.providerName));

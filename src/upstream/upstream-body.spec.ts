@@ -8,7 +8,7 @@ import {
 import type { UpstreamResponse } from './upstream-http.client';
 
 async function requireEventStream(res: UpstreamResponse, provider: string): Promise<void> {
-  const error = await notAnEventStream(res, provider);
+  const error = await notAnEventStream(res, provider, (text) => text);
   if (error !== undefined) {
     throw error;
   }

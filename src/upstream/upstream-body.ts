@@ -8,6 +8,9 @@ import {
   upstreamErrorFromBody,
   upstreamTooLargeError,
 } from './upstream-errors';
+import { exceedsJsonDepth } from '../common/validation/json-depth';
+
+const MAX_ANSWER_DEPTH = 128;
 
 export type UpstreamResponse = Dispatcher.ResponseData;
 
@@ -58,8 +61,14 @@ export function parseUpstreamAnswer(
   body: Buffer | string,
   providerName: string,
   kind: AnswerKind,
+  redact: (text: string) => string = (text) => text,
 ): Record<string, unknown> {
   const text = typeof body === 'string' ? body : body.toString('utf8');
+  // Parsing takes any depth, but re-serialising the answer (model rewrite, encoders) would
+  // overflow the stack: an answer no real API gives is the upstream's failure.
+  if (exceedsJsonDepth(typeof body === 'string' ? Buffer.from(body) : body, MAX_ANSWER_DEPTH)) {
+    throw invalidAnswerError(providerName, `JSON nested deeper than ${MAX_ANSWER_DEPTH} levels`);
+  }
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -71,9 +80,9 @@ export function parseUpstreamAnswer(
   }
   const answer = value as Record<string, unknown>;
   // A Responses object always has `error` (null unless it failed): only a truthy one counts.
-  if (answer.error !== undefined && answer.error !== null && answer.error !== false) {
+  if (answer.error) {
     throw (
-      upstreamErrorFromBody(text, providerName, answer) ??
+      upstreamErrorFromBody(redact(text), providerName) ??
       invalidAnswerError(providerName, 'an error without a message')
     );
   }
@@ -100,12 +109,13 @@ export function isEventStream(res: UpstreamResponse): boolean {
 export async function notAnEventStream(
   res: UpstreamResponse,
   providerName: string,
+  redact: (text: string) => string,
 ): Promise<GatewayError | undefined> {
   if (isEventStream(res)) {
     return undefined;
   }
   const type = String(res.headers['content-type']);
-  const text = await readBounded(res, MAX_EXPLAINED_BODY);
+  const text = redact(await readBounded(res, MAX_EXPLAINED_BODY));
   const fromBody = upstreamErrorFromBody(text, providerName);
   if (fromBody) {
     return fromBody;
@@ -126,8 +136,11 @@ export async function notAnEventStream(
 export async function upstreamHttpError(
   res: UpstreamResponse,
   providerName: string,
+  redact: (text: string) => string,
 ): Promise<GatewayError> {
-  const text = await readBounded(res, MAX_ERROR_BODY);
+  // Redacted whole, before any part of it is cut for a message: a cut could leave the
+  // head of a secret that whole-secret matching no longer finds.
+  const text = redact(await readBounded(res, MAX_ERROR_BODY));
   const headers: Record<string, string> = {};
   for (const name of RETRY_HEADERS) {
     const value = own(res.headers, name);
@@ -190,5 +203,9 @@ async function readBounded(res: UpstreamResponse, limit: number): Promise<string
       res.body.destroy();
     }
   }
-  return Buffer.concat(chunks).subarray(0, limit).toString('utf8');
+  // A cut inside a UTF-8 sequence decodes to U+FFFD at the end: leave it out.
+  return Buffer.concat(chunks)
+    .subarray(0, limit)
+    .toString('utf8')
+    .replace(/\uFFFD+$/, '');
 }

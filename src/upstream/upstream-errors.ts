@@ -92,6 +92,8 @@ function parseJson(text: string): unknown {
 }
 
 /** Pulls message/code/param out of an OpenAI or Anthropic error body. */
+const CODE_TOKEN = /^[\w.-]{1,64}$/;
+
 function readErrorBody(body: unknown): UpstreamErrorInfo {
   const outer = record(body);
   if (outer === undefined) {
@@ -102,7 +104,9 @@ function readErrorBody(body: unknown): UpstreamErrorInfo {
     const { message, code, param } = inner;
     return {
       message: typeof message === 'string' ? message : undefined,
-      code: typeof code === 'string' ? code : undefined,
+      // A code is a short token; anything else is upstream text that would reach clients
+      // and every access-log line (and could quote a credential), so it is dropped.
+      code: typeof code === 'string' && CODE_TOKEN.test(code) ? code : undefined,
       param: typeof param === 'string' ? param : undefined,
     };
   }

@@ -10,8 +10,12 @@ import {
 import { Readable } from 'node:stream';
 import { fakeUpstreamConfig } from '../testing/fake-upstream-config';
 import { Redactor } from './redactor';
-import { upstreamHttpError } from './upstream-body';
+import { upstreamHttpError as readUpstreamError } from './upstream-body';
 import { UpstreamHttpClient, UpstreamResponse, mapTransportError } from './upstream-http.client';
+
+/** The error of a response as the client builds it, here without any secret configured. */
+const upstreamHttpError = (res: UpstreamResponse, provider: string) =>
+  readUpstreamError(res, provider, (text) => text);
 
 function fakeResponse(
   statusCode: number,

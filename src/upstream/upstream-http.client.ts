@@ -48,6 +48,8 @@ export class UpstreamHttpClient implements OnApplicationShutdown {
   private readonly maxAnswerBytes: number;
   private readonly maxEventBytes: number;
   private readonly redactText = (text: string): string => this.redactor.redact(text);
+  /** For the bounded reads of error bodies, which may cut a secret at the limit. */
+  private readonly redactCutText = (text: string): string => this.redactor.redactCut(text);
 
   constructor(
     config: ConfigService<AllConfig, true>,
@@ -87,7 +89,7 @@ export class UpstreamHttpClient implements OnApplicationShutdown {
     if (res.statusCode >= 200 && res.statusCode < 300) {
       return res;
     }
-    throw this.redactor.redactError(await upstreamHttpError(res, providerName));
+    throw this.redactor.redactError(await upstreamHttpError(res, providerName, this.redactCutText));
   }
 
   /**
@@ -102,7 +104,7 @@ export class UpstreamHttpClient implements OnApplicationShutdown {
   ): Promise<UpstreamAnswer> {
     const body = await readCapped(res, this.maxAnswerBytes, signal, providerName);
     try {
-      return { body, value: parseUpstreamAnswer(body, providerName, kind) };
+      return { body, value: parseUpstreamAnswer(body, providerName, kind, this.redactText) };
     } catch (e) {
       throw this.redactor.redactError(e);
     }
@@ -110,7 +112,7 @@ export class UpstreamHttpClient implements OnApplicationShutdown {
 
   /** Rejects (redacted, before any byte reached the client) when a 2xx answer is not SSE. */
   async requireEventStream(res: UpstreamResponse, providerName: string): Promise<void> {
-    const error = await notAnEventStream(res, providerName);
+    const error = await notAnEventStream(res, providerName, this.redactCutText);
     if (error !== undefined) {
       throw this.redactor.redactError(error);
     }

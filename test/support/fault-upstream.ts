@@ -34,7 +34,15 @@ export type Fault =
   /** Nothing for `silenceMs`, then a 400 quoting `quote`. */
   | 'silent_then_error'
   /** Never answers. */
-  | 'hang';
+  | 'hang'
+  /** A proxy's plain-text 400 echoing the request headers, the secrets past character 450. */
+  | 'proxy_text_400'
+  /** A 400 whose `code` is the quoted text. */
+  | 'code_quotes'
+  /** A healthy stream start, then a chunk whose `error` key is not the first (OpenRouter). */
+  | 'late_error_key'
+  /** A 200 answer of the right shape that also nests 200,000 levels deep. */
+  | 'deep_answer';
 
 /** The upstream API a path belongs to, in the catalog of {@link faultCatalog}. */
 const API_OF_PATH: Record<string, UpstreamKind | 'count_tokens'> = {
@@ -204,6 +212,32 @@ export class FaultUpstream {
           : json(400, errorBody(api, 'invalid_request_error', message));
       case 'hang':
         return;
+      case 'proxy_text_400':
+        res.writeHead(400, { 'content-type': 'text/plain' });
+        res.end(`${'.'.repeat(451)} x-api-key: ${this.quote}`);
+        return;
+      case 'code_quotes':
+        return json(400, {
+          error: { message: 'refused', type: 'invalid_request_error', code: this.quote },
+        });
+      case 'late_error_key':
+        if (api === 'count_tokens') {
+          return json(200, {});
+        }
+        streamStart();
+        res.end(
+          frame({ id: 'c1', object: 'chat.completion.chunk', choices: [], error: { message } }),
+        );
+        return;
+      case 'deep_answer': {
+        const reply =
+          api === 'count_tokens' ? undefined : REPLIES[api]([{ type: 'text', text: 'x' }], false);
+        const healthyText =
+          reply && 'json' in reply ? JSON.stringify(reply.json) : '{"input_tokens":1}';
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(`${healthyText.slice(0, -1)},"x":${'['.repeat(200_000)}${']'.repeat(200_000)}}`);
+        return;
+      }
     }
   }
 

@@ -207,7 +207,9 @@ class SseResponse {
     }
     this.finished = true;
     this.detach();
-    // Ended from outside (shutdown) while the source runs: cancel it, which aborts the upstream.
+    // Ended from outside (shutdown) while the source runs: cancel it. A source not yet
+    // subscribed (the head was still held) is cancelled by the call context, which aborts
+    // the upstream when the response closes.
     this.subscription?.unsubscribe();
     // A source parked on backpressure must wake up to see it was cancelled.
     this.opts.flow.resume();

@@ -59,10 +59,11 @@ export class OutputProtections {
     return {
       failed,
       protect: (events: Observable<CanonicalEvent>) => {
-        if (request.stream && chunked(req)) {
+        if (request.stream && chunked(req) && !res.headersSent) {
           // A stream's headers leave before the verdicts: the final ones follow as trailers.
           // Declared only once the stream started: an error before it is a plain JSON body,
-          // which cannot carry trailers.
+          // which cannot carry trailers. A head already committed by keep-alives (a slow
+          // upstream) cannot declare them any more; the SSE comment still carries them.
           res.setHeader('trailer', `${PROTECTIONS_HEADER}, ${PROTECTIONS_USAGE_HEADER}`);
         }
         return steps

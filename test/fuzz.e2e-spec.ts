@@ -23,6 +23,12 @@ type Endpoint = '/v1/chat/completions' | '/v1/responses' | '/v1/messages';
 
 const SYSTEM = 'You are a terse assistant. Answer in one word.';
 const TOOL_SCHEMA = { type: 'object', properties: { city: { type: 'string' } } };
+/** Structured output, so that mutations reach the schema walkers too ($ref to the root). */
+const ANSWER_SCHEMA = {
+  type: 'object',
+  properties: { summary: { type: 'string' }, more: { $ref: '#' } },
+  required: ['summary'],
+};
 
 const BASES: Record<Endpoint, (model: string) => Body> = {
   '/v1/chat/completions': (model) => ({
@@ -41,6 +47,10 @@ const BASES: Record<Endpoint, (model: string) => Body> = {
       { role: 'tool', tool_call_id: 'call_1', content: 'sunny' },
     ],
     tools: [{ type: 'function', function: { name: 'weather', parameters: TOOL_SCHEMA } }],
+    response_format: {
+      type: 'json_schema',
+      json_schema: { name: 'answer', schema: ANSWER_SCHEMA },
+    },
     temperature: 0.5,
     stream: false,
   }),
@@ -53,6 +63,7 @@ const BASES: Record<Endpoint, (model: string) => Body> = {
       { type: 'function_call_output', call_id: 'call_1', output: 'sunny' },
     ],
     tools: [{ type: 'function', name: 'weather', parameters: TOOL_SCHEMA }],
+    text: { format: { type: 'json_schema', name: 'answer', schema: ANSWER_SCHEMA } },
     max_output_tokens: 64,
     stream: false,
   }),
@@ -72,6 +83,7 @@ const BASES: Record<Endpoint, (model: string) => Body> = {
       },
     ],
     tools: [{ name: 'weather', input_schema: TOOL_SCHEMA }],
+    output_config: { format: { type: 'json_schema', schema: ANSWER_SCHEMA } },
     stream: false,
   }),
 };
@@ -167,6 +179,10 @@ models:
         throw new Error(`not the endpoint's envelope: ${where}`);
       }
       return;
+    }
+    if (/"type":\s*"(server_error|api_error)"/.test(text)) {
+      // A 200 whose stream ended in the gateway's own failure is a 5xx in all but status.
+      throw new Error(`in-stream server error for ${where}`);
     }
     if ((res.headers.get('content-type') ?? '').startsWith('text/event-stream')) {
       // Every data frame of a stream is JSON (or the chat terminator).

@@ -64,6 +64,17 @@ describe('schemaInstance', () => {
     expect(depth).toBeLessThan(10);
   });
 
+  it('stays small for a tiny schema that refers back to itself from many places', () => {
+    const properties = Object.fromEntries(
+      Array.from({ length: 64 }, (_, i) => [`p${i}`, { $ref: '#' }]),
+    );
+    const arrays = { type: 'array', minItems: 16, items: { $ref: '#' } };
+    for (const schema of [{ type: 'object', properties }, arrays]) {
+      const text = JSON.stringify(schemaInstance(schema, 'x'));
+      expect(text.length).toBeLessThan(64 * 1024);
+    }
+  });
+
   it('keeps a property named __proto__ as data', () => {
     const value = schemaInstance(
       JSON.parse('{"type":"object","properties":{"__proto__":{"type":"string"}}}'),

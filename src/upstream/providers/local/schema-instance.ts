@@ -4,6 +4,17 @@ type Schema = Record<string, unknown>;
 
 /** Beyond this depth a recursive schema gets its smallest value (null, [], {}). */
 const MAX_DEPTH = 8;
+/**
+ * Values built for one answer at most: a small schema whose properties all refer back to
+ * the root grows as properties^depth, so the depth bound alone does not bound the size.
+ */
+const MAX_NODES = 2000;
+
+interface Walk {
+  root: Schema;
+  text: string;
+  nodes: number;
+}
 
 const STRING_FORMATS: Readonly<Record<string, string>> = {
   'date-time': '2025-01-01T00:00:00Z',
@@ -61,12 +72,13 @@ function numberFor(schema: Schema, integer: boolean): number {
   return n;
 }
 
-function instance(schema: Schema, text: string, root: Schema, depth: number): unknown {
+function instance(schema: Schema, walk: Walk, depth: number): unknown {
+  // Past the budget every container is the smallest of its kind: the answer stays valid
+  // where the schema allows it, and bounded where it does not.
+  const spent = ++walk.nodes > MAX_NODES || depth > MAX_DEPTH;
   if (typeof schema.$ref === 'string') {
-    const target = resolve(schema.$ref, root);
-    return target === undefined || depth > MAX_DEPTH
-      ? null
-      : instance(target, text, root, depth + 1);
+    const target = resolve(schema.$ref, walk.root);
+    return target === undefined || spent ? null : instance(target, walk, depth + 1);
   }
   if ('const' in schema) {
     return schema.const;
@@ -82,7 +94,7 @@ function instance(schema: Schema, text: string, root: Schema, depth: number): un
     if (Array.isArray(options)) {
       // A branch that is not just `null`, when there is one: the answer is more useful.
       const branch: unknown = options.find((o) => isSchema(o) && o.type !== 'null') ?? options[0];
-      return isSchema(branch) ? instance(branch, text, root, depth + 1) : null;
+      return isSchema(branch) && !spent ? instance(branch, walk, depth + 1) : null;
     }
   }
   const types = Array.isArray(schema.type) ? (schema.type as unknown[]) : [schema.type];
@@ -90,29 +102,29 @@ function instance(schema: Schema, text: string, root: Schema, depth: number): un
   switch (type) {
     case 'object': {
       const out: Record<string, unknown> = {};
-      if (depth > MAX_DEPTH || !isSchema(schema.properties)) {
+      if (spent || !isSchema(schema.properties)) {
         return out;
       }
       // Every declared property, so that strict schemas (all required) are met.
       for (const [name, sub] of Object.entries(schema.properties)) {
         if (isSchema(sub)) {
-          setOwn(out, name, instance(sub, text, root, depth + 1));
+          setOwn(out, name, instance(sub, walk, depth + 1));
         }
       }
       return out;
     }
     case 'array': {
       const min = typeof schema.minItems === 'number' ? schema.minItems : 1;
-      if (depth > MAX_DEPTH || !isSchema(schema.items)) {
+      if (spent || !isSchema(schema.items)) {
         return [];
       }
       const item = schema.items;
       return Array.from({ length: Math.min(Math.max(min, 1), 16) }, () =>
-        instance(item, text, root, depth + 1),
+        instance(item, walk, depth + 1),
       );
     }
     case 'string':
-      return stringFor(schema, text);
+      return stringFor(schema, walk.text);
     case 'integer':
       return numberFor(schema, true);
     case 'number':
@@ -122,9 +134,9 @@ function instance(schema: Schema, text: string, root: Schema, depth: number): un
     case 'null':
       return null;
     default:
-      return isSchema(schema.properties)
-        ? instance({ ...schema, type: 'object' }, text, root, depth)
-        : text;
+      return isSchema(schema.properties) && !spent
+        ? instance({ ...schema, type: 'object' }, walk, depth + 1)
+        : walk.text;
   }
 }
 
@@ -135,5 +147,5 @@ function instance(schema: Schema, text: string, root: Schema, depth: number): un
  * structured-output request, so that every client's parse helper can be tried offline.
  */
 export function schemaInstance(schema: Record<string, unknown>, text: string): unknown {
-  return instance(schema, text, schema, 0);
+  return instance(schema, { root: schema, text, nodes: 0 }, 0);
 }

@@ -1,0 +1,588 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, posix, relative } from 'node:path';
+import { plainToInstance } from 'class-transformer';
+import { parse, parseAllDocuments } from 'yaml';
+import { startGateway } from './support/gateway';
+
+/**
+ * The deployment files checked against the code: the Kustomize manifests rendered with
+ * `kubectl kustomize`, the Dockerfile and docker-compose. Nothing here needs a cluster or a
+ * Docker engine; without kubectl the manifest checks skip loudly (and fail when CI is set).
+ */
+
+const ROOT = join(__dirname, '..');
+const K8S = join(ROOT, 'deploy', 'k8s');
+const read = (...parts: string[]): string => readFileSync(join(ROOT, ...parts), 'utf8');
+
+/**
+ * Variables read by modules still being built. Each joins the config schema (an @Expose()
+ * property of a src/config/*.config.ts class) with its module, and leaves this list then.
+ */
+const PENDING_ENV_NAMES = [
+  'DATABASE_URL',
+  'DATA_DIR',
+  'GATEWAY_ADMIN_TOKEN',
+  'METRICS_TOKEN',
+  'METRICS_PORT',
+  'OTEL_EXPORTER_OTLP_ENDPOINT',
+  'OTEL_SERVICE_NAME',
+];
+
+type Obj = Record<string, any>;
+
+interface Schema {
+  /** Every variable the code reads. */
+  names: Set<string>;
+  /** Defaults of the schema properties that have one. */
+  defaults: Map<string, unknown>;
+}
+
+/** The @Expose() properties of every schema class, read exactly as the app reads them. */
+async function readSchema(): Promise<Schema> {
+  const names = new Set<string>(PENDING_ENV_NAMES);
+  const defaults = new Map<string, unknown>();
+  const dir = join(ROOT, 'src', 'config');
+  for (const file of readdirSync(dir).filter((f) => f.endsWith('.config.ts'))) {
+    const mod: Obj = await import(join(dir, file));
+    for (const value of Object.values(mod)) {
+      if (
+        typeof value !== 'function' ||
+        !/^class\b/.test(Function.prototype.toString.call(value))
+      ) {
+        continue;
+      }
+      const instance = plainToInstance(
+        value as new () => object,
+        {},
+        {
+          excludeExtraneousValues: true,
+          exposeDefaultValues: true,
+        },
+      ) as Obj;
+      const keys = Object.keys(instance);
+      if (keys.length === 0 || !keys.every((k) => /^[A-Z][A-Z0-9_]*$/.test(k))) {
+        continue; // not an environment schema
+      }
+      for (const k of keys) {
+        names.add(k);
+        if (instance[k] !== undefined) {
+          defaults.set(k, instance[k]);
+        }
+      }
+    }
+  }
+  // Provider variables named by the shipped catalog.
+  for (const n of catalogKeyEnvNames()) {
+    names.add(n);
+  }
+  return { names, defaults };
+}
+
+function catalogKeyEnvNames(): string[] {
+  const catalog = parse(read('config', 'catalog.yaml')) as Obj;
+  return (catalog.providers as Obj[])
+    .flatMap((p) => [p.api_key_env, p.base_url_env])
+    .filter((n): n is string => typeof n === 'string');
+}
+
+/** GET each path on the real app; returns path -> status. */
+async function servedStatuses(paths: string[]): Promise<Record<string, number>> {
+  const gw = await startGateway({ CATALOG_PATH: join(ROOT, 'config', 'catalog.yaml') });
+  try {
+    const out: Record<string, number> = {};
+    for (const path of paths) {
+      out[path] = (await fetch(gw.origin + path)).status;
+    }
+    return out;
+  } finally {
+    await gw.close();
+  }
+}
+
+function ms(value: unknown): number {
+  const n = Number(value);
+  if (!Number.isFinite(n)) {
+    throw new Error(`not a number of milliseconds: ${String(value)}`);
+  }
+  return n;
+}
+
+/** Compose durations: `40s`, `1m30s`, `500ms`. */
+function composeDurationMs(value: string): number {
+  let total = 0;
+  for (const [, n, unit] of value.matchAll(/(\d+(?:\.\d+)?)(ms|h|m|s)/g)) {
+    total +=
+      Number(n) * { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[unit as 'ms' | 's' | 'm' | 'h'];
+  }
+  return total;
+}
+
+// ---------------------------------------------------------------------------------------
+// Kubernetes manifests
+
+const kubectl = spawnSync('kubectl', ['version', '--client'], { encoding: 'utf8' });
+const hasKubectl = kubectl.status === 0;
+
+function kustomize(dir: string): Obj[] {
+  const r = spawnSync('kubectl', ['kustomize', dir], { encoding: 'utf8', timeout: 60_000 });
+  if (r.status !== 0) {
+    throw new Error(`kubectl kustomize ${dir} failed:\n${r.stderr}`);
+  }
+  return parseAllDocuments(r.stdout)
+    .map((d) => d.toJS() as Obj)
+    .filter(Boolean);
+}
+
+/** Each overlay, the base, and each component applied on top of the base. */
+function renderAll(): Map<string, Obj[]> {
+  const out = new Map<string, Obj[]>();
+  out.set('base', kustomize(join(K8S, 'base')));
+  for (const o of readdirSync(join(K8S, 'overlays'))) {
+    out.set(`overlays/${o}`, kustomize(join(K8S, 'overlays', o)));
+  }
+  for (const c of readdirSync(join(K8S, 'components'))) {
+    // kustomize wants relative paths to other kustomizations.
+    const tmp = mkdtempSync(join(tmpdir(), 'gw-kustomize-'));
+    try {
+      const rel = (p: string): string => relative(tmp, p).split('\\').join(posix.sep);
+      writeFileSync(
+        join(tmp, 'kustomization.yaml'),
+        `resources:\n  - ${rel(join(K8S, 'base'))}\ncomponents:\n  - ${rel(join(K8S, 'components', c))}\n`,
+      );
+      out.set(`base+components/${c}`, kustomize(tmp));
+    } finally {
+      rmSync(tmp, { recursive: true, force: true });
+    }
+  }
+  return out;
+}
+
+const find = (docs: Obj[], kind: string, name: string): Obj | undefined =>
+  docs.find((d) => d.kind === kind && d.metadata?.name === name);
+
+const matches = (selector: Obj | undefined, labels: Obj): boolean =>
+  selector !== undefined &&
+  Object.keys(selector).length > 0 &&
+  Object.entries(selector).every(([k, v]) => labels[k] === v);
+
+/** The container's environment as the pod sees it: schema defaults, envFrom, then env. */
+function resolveEnv(
+  docs: Obj[],
+  container: Obj,
+  schema: Schema,
+): { names: string[]; values: Map<string, unknown> } {
+  const names: string[] = [];
+  const values = new Map<string, unknown>(schema.defaults);
+  for (const from of (container.envFrom ?? []) as Obj[]) {
+    const ref = from.configMapRef ?? from.secretRef;
+    const kind = from.configMapRef ? 'ConfigMap' : 'Secret';
+    const source = find(docs, kind, ref.name);
+    // An envFrom source outside the rendering would hide its names from this check: read
+    // external Secrets key by key (env + secretKeyRef) instead.
+    expect({ envFrom: `${kind}/${ref.name}`, rendered: source !== undefined }).toEqual({
+      envFrom: `${kind}/${ref.name}`,
+      rendered: true,
+    });
+    for (const [k, v] of Object.entries((source?.data ?? {}) as Obj)) {
+      names.push(k);
+      values.set(k, kind === 'Secret' ? Buffer.from(String(v), 'base64').toString() : v);
+    }
+  }
+  for (const e of (container.env ?? []) as Obj[]) {
+    names.push(e.name);
+    if (e.value !== undefined) {
+      values.set(e.name, e.value);
+    } else {
+      values.delete(e.name); // from a Secret: unknown here
+    }
+  }
+  return { names, values };
+}
+
+function portNumber(container: Obj, port: string | number): number | undefined {
+  if (typeof port === 'number') {
+    return (container.ports as Obj[]).some((p) => p.containerPort === port) ? port : undefined;
+  }
+  return (container.ports as Obj[]).find((p) => p.name === port)?.containerPort;
+}
+
+const describeK8s = hasKubectl ? describe : describe.skip;
+if (!hasKubectl) {
+  const message = 'kubectl not found: the deploy/k8s manifests are NOT checked (install kubectl).';
+  if (process.env.CI) {
+    describe('deployment manifests', () => {
+      it('has kubectl to render them with (required when CI is set)', () => {
+        throw new Error(message);
+      });
+    });
+  } else {
+    console.warn(`\n\n!!!!!!!!!! SKIPPED: ${message} !!!!!!!!!!\n`);
+  }
+}
+
+describeK8s('deployment manifests (deploy/k8s, rendered with kubectl kustomize)', () => {
+  let schema: Schema;
+  let renders: Map<string, Obj[]>;
+  const each = (fn: (name: string, docs: Obj[], deployment: Obj, container: Obj) => void) => {
+    for (const [name, docs] of renders) {
+      const deployments = docs.filter((d) => d.kind === 'Deployment');
+      expect({ name, deployments: deployments.length }).toEqual({ name, deployments: 1 });
+      const deployment = deployments[0];
+      const container = (deployment.spec.template.spec.containers as Obj[]).find(
+        (c) => c.name === 'gateway',
+      );
+      expect(container).toBeDefined();
+      fn(name, docs, deployment, container!);
+    }
+  };
+
+  beforeAll(async () => {
+    schema = await readSchema();
+    renders = renderAll();
+  });
+
+  it('renders the base, both overlays and the ServiceMonitor component', () => {
+    expect([...renders.keys()]).toEqual(
+      expect.arrayContaining([
+        'base',
+        'overlays/production',
+        'overlays/local-models',
+        'base+components/servicemonitor',
+      ]),
+    );
+  });
+
+  it('sets only variables the code reads', () => {
+    // The schema itself was read, not an empty set.
+    expect([...schema.names]).toEqual(
+      expect.arrayContaining(['PORT', 'SHUTDOWN_TIMEOUT_MS', 'SHUTDOWN_DRAIN_DELAY_MS']),
+    );
+    each((name, docs, _d, container) => {
+      const unknown = resolveEnv(docs, container, schema).names.filter((n) => !schema.names.has(n));
+      expect({ name, unknown }).toEqual({ name, unknown: [] });
+    });
+  });
+
+  it('probes the health routes on the port the app listens on (PORT), on all interfaces', () => {
+    each((name, docs, deployment, container) => {
+      const { values } = resolveEnv(docs, container, schema);
+      const port = Number(values.get('PORT'));
+      expect({ name, host: values.get('HOST') }).toEqual({ name, host: '0.0.0.0' });
+      expect({ name, readiness: container.readinessProbe?.httpGet?.path }).toEqual({
+        name,
+        readiness: '/health/ready', // the route that turns 503 while draining
+      });
+      expect({ name, liveness: container.livenessProbe?.httpGet?.path }).toEqual({
+        name,
+        liveness: '/health', // stays 200 while draining
+      });
+      for (const probe of ['readinessProbe', 'livenessProbe', 'startupProbe']) {
+        const get = container[probe]?.httpGet as Obj | undefined;
+        if (get === undefined) {
+          continue;
+        }
+        expect({ name, probe, port: portNumber(container, get.port) }).toEqual({
+          name,
+          probe,
+          port,
+        });
+      }
+      // The Service reaches the same port and selects the gateway's pods.
+      const labels = deployment.spec.template.metadata.labels as Obj;
+      const service = docs.find((d) => d.kind === 'Service')!;
+      expect(matches(service.spec.selector, labels)).toBe(true);
+      for (const p of service.spec.ports as Obj[]) {
+        expect({ name, target: portNumber(container, p.targetPort) }).toEqual({
+          name,
+          target: port,
+        });
+      }
+    });
+  });
+
+  it('probes routes the app really serves (200 from the real app)', async () => {
+    const paths = new Set<string>();
+    each((_n, _docs, _d, container) => {
+      for (const probe of ['readinessProbe', 'livenessProbe', 'startupProbe']) {
+        const path = container[probe]?.httpGet?.path as string | undefined;
+        if (path !== undefined) {
+          paths.add(path);
+        }
+      }
+    });
+    const statuses = await servedStatuses([...paths]);
+    expect(statuses).toEqual(Object.fromEntries([...paths].map((p) => [p, 200])));
+  });
+
+  it('gives a stopping pod longer than the drain delay plus the shutdown timeout', () => {
+    each((name, docs, deployment, container) => {
+      const { values } = resolveEnv(docs, container, schema);
+      const drainMs = ms(values.get('SHUTDOWN_DRAIN_DELAY_MS'));
+      const timeoutMs = ms(values.get('SHUTDOWN_TIMEOUT_MS'));
+      const graceMs = 1000 * ms(deployment.spec.template.spec.terminationGracePeriodSeconds ?? 30);
+      expect({ name, graceMs, exceeds: graceMs > drainMs + timeoutMs }).toEqual({
+        name,
+        graceMs,
+        exceeds: true,
+      });
+      // Readiness notices the 503 within the drain delay (Kubernetes defaults: 10 s x 3).
+      const r = container.readinessProbe as Obj;
+      const noticeMs = 1000 * (r.periodSeconds ?? 10) * (r.failureThreshold ?? 3);
+      expect({ name, noticeMs, withinDrain: noticeMs <= drainMs }).toEqual({
+        name,
+        noticeMs,
+        withinDrain: true,
+      });
+      // No preStop hook: it would delay SIGTERM and eat into the grace period unseen here.
+      expect(container.lifecycle?.preStop).toBeUndefined();
+    });
+  });
+
+  it('runs as non-root with a read-only root filesystem, writing only to emptyDirs', () => {
+    each((name, docs, deployment, container) => {
+      const pod = deployment.spec.template.spec as Obj;
+      const psc = (pod.securityContext ?? {}) as Obj;
+      const csc = (container.securityContext ?? {}) as Obj;
+      const runAsUser = csc.runAsUser ?? psc.runAsUser;
+      expect({
+        name,
+        runAsNonRoot: csc.runAsNonRoot ?? psc.runAsNonRoot,
+        // `USER node` is a name: the kubelet needs a uid to verify runAsNonRoot.
+        numericNonRootUser: typeof runAsUser === 'number' && runAsUser > 0,
+        readOnlyRootFilesystem: csc.readOnlyRootFilesystem,
+        allowPrivilegeEscalation: csc.allowPrivilegeEscalation,
+        dropsAll: ((csc.capabilities?.drop ?? []) as string[]).includes('ALL'),
+        adds: csc.capabilities?.add,
+      }).toEqual({
+        name,
+        runAsNonRoot: true,
+        numericNonRootUser: true,
+        readOnlyRootFilesystem: true,
+        allowPrivilegeEscalation: false,
+        dropsAll: true,
+        adds: undefined,
+      });
+      const volumes = new Map(((pod.volumes ?? []) as Obj[]).map((v) => [v.name, v]));
+      const mounts = (container.volumeMounts ?? []) as Obj[];
+      const writable = mounts.filter((m) => m.readOnly !== true);
+      for (const m of writable) {
+        expect({
+          name,
+          mount: m.mountPath,
+          emptyDir: volumes.get(m.name)?.emptyDir !== undefined,
+        }).toEqual({ name, mount: m.mountPath, emptyDir: true });
+      }
+      const { values } = resolveEnv(docs, container, schema);
+      const under = (path: string, among: Obj[]): Obj | undefined =>
+        among.find((m) => path === m.mountPath || path.startsWith(`${m.mountPath}/`));
+      expect({ name, tmpWritable: under('/tmp', writable) !== undefined }).toEqual({
+        name,
+        tmpWritable: true,
+      });
+      const dataDir = values.get('DATA_DIR') as string | undefined;
+      if (dataDir !== undefined) {
+        expect({ name, dataDir, writable: under(dataDir, writable) !== undefined }).toEqual({
+          name,
+          dataDir,
+          writable: true,
+        });
+      }
+      // CATALOG_PATH is a file of a mounted ConfigMap holding config/catalog.yaml.
+      const catalogPath = String(values.get('CATALOG_PATH'));
+      const mount = under(catalogPath, mounts);
+      expect({ name, catalogPath, mounted: mount !== undefined }).toEqual({
+        name,
+        catalogPath,
+        mounted: true,
+      });
+      const cmName = volumes.get(mount!.name)?.configMap?.name as string;
+      const file = catalogPath.slice(mount!.mountPath.length + 1);
+      const content = find(docs, 'ConfigMap', cmName)?.data?.[file];
+      expect({ name, sameAsConfigCatalog: content === read('config', 'catalog.yaml') }).toEqual({
+        name,
+        // If not: cp config/catalog.yaml deploy/k8s/base/catalog.yaml
+        sameAsConfigCatalog: true,
+      });
+    });
+  });
+
+  it('keeps the pods available and scaled: PDB and HPA target the gateway', () => {
+    each((name, docs, deployment) => {
+      const labels = deployment.spec.template.metadata.labels as Obj;
+      const pdb = docs.find((d) => d.kind === 'PodDisruptionBudget');
+      expect({ name, pdbSelectsPods: matches(pdb?.spec.selector?.matchLabels, labels) }).toEqual({
+        name,
+        pdbSelectsPods: true,
+      });
+      for (const hpa of docs.filter((d) => d.kind === 'HorizontalPodAutoscaler')) {
+        expect(hpa.spec.scaleTargetRef).toMatchObject({
+          kind: 'Deployment',
+          name: deployment.metadata.name,
+        });
+        // A fixed replica count would fight the autoscaler on every apply.
+        expect({ name, replicas: deployment.spec.replicas }).toEqual({ name, replicas: undefined });
+      }
+      for (const r of ['requests', 'limits']) {
+        expect(deployment.spec.template.spec.containers[0].resources?.[r]?.memory).toBeDefined();
+      }
+    });
+  });
+
+  it('applies without the Prometheus operator CRDs except through the component', () => {
+    for (const [name, docs] of renders) {
+      const crdKinds = docs
+        .filter((d) => String(d.apiVersion).startsWith('monitoring.coreos.com/'))
+        .map((d) => d.kind as string);
+      expect({ name, crdKinds }).toEqual({
+        name,
+        crdKinds: name.startsWith('base+components/servicemonitor') ? ['ServiceMonitor'] : [],
+      });
+    }
+  });
+
+  it('scrapes the Service port with the token the gateway reads', () => {
+    const docs = renders.get('base+components/servicemonitor')!;
+    const monitor = find(docs, 'ServiceMonitor', 'gateway')!;
+    const service = docs.find((d) => d.kind === 'Service')!;
+    expect(matches(monitor.spec.selector.matchLabels, service.metadata.labels)).toBe(true);
+    const endpoint = monitor.spec.endpoints[0] as Obj;
+    expect((service.spec.ports as Obj[]).map((p) => p.name)).toContain(endpoint.port);
+    const container = find(docs, 'Deployment', 'gateway')!.spec.template.spec.containers[0];
+    const tokenRef = ((container.env ?? []) as Obj[]).find((e) => e.name === 'METRICS_TOKEN')
+      ?.valueFrom?.secretKeyRef;
+    expect(endpoint.authorization.credentials).toEqual({
+      name: tokenRef.name,
+      key: tokenRef.key,
+    });
+  });
+
+  it('commits no key: production reads an external Secret whose keys are documented', () => {
+    expect(renders.get('overlays/production')!.filter((d) => d.kind === 'Secret')).toEqual([]);
+    const example = new Map(
+      read('deploy', 'k8s', 'secrets.env.example')
+        .split('\n')
+        .filter((l) => /^[A-Z]/.test(l))
+        .map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)] as const),
+    );
+    // Placeholders only: empty or an obvious replace-me.
+    for (const [key, value] of example) {
+      expect({ key, placeholder: value === '' || value.includes('replace') }).toEqual({
+        key,
+        placeholder: true,
+      });
+      expect(schema.names.has(key)).toBe(true);
+    }
+    each((name, _docs, _d, container) => {
+      for (const e of (container.env ?? []) as Obj[]) {
+        const ref = e.valueFrom?.secretKeyRef as Obj | undefined;
+        if (ref !== undefined) {
+          expect({ name, key: ref.key, documented: example.has(ref.key) }).toEqual({
+            name,
+            key: ref.key,
+            documented: true,
+          });
+        }
+      }
+    });
+  });
+});
+
+// ---------------------------------------------------------------------------------------
+// Dockerfile and docker-compose (no engine needed)
+
+describe('Dockerfile', () => {
+  const lines = read('Dockerfile')
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l !== '' && !l.startsWith('#'));
+  const runtime = lines.slice(lines.map((l) => /^FROM\s/i.test(l)).lastIndexOf(true));
+  const instruction = (name: string): string[] =>
+    runtime
+      .filter((l) => l.toUpperCase().startsWith(`${name} `))
+      .map((l) => l.slice(name.length + 1).trim());
+
+  it('is multi-stage and runs the final stage as the non-root node user', () => {
+    expect(lines.filter((l) => /^FROM\s/i.test(l)).length).toBeGreaterThan(1);
+    expect(instruction('USER').at(-1)).toBe('node');
+  });
+
+  it('starts the server exactly as `npm start` execs it, in exec form', () => {
+    const cmd = JSON.parse(instruction('CMD').at(-1) ?? 'null') as unknown;
+    const start = (JSON.parse(read('package.json')) as Obj).scripts.start as string;
+    expect(start).toMatch(/^exec /);
+    expect(cmd).toEqual(start.replace(/^exec /, '').split(/\s+/));
+  });
+
+  it('ships what the code loads at run time, and only schema variables', async () => {
+    const copied = instruction('COPY').map((c) => c.split(/\s+/).at(-1));
+    // config/: the catalog; models/: the prompt-injection weights (found above dist/).
+    expect(copied).toEqual(
+      expect.arrayContaining(['./node_modules', './dist', './config', './models']),
+    );
+    const { names } = await readSchema();
+    const envNames = instruction('ENV').flatMap((e) => [...e.matchAll(/(\w+)=/g)].map((m) => m[1]));
+    expect(envNames.filter((n) => !names.has(n))).toEqual([]);
+  });
+
+  it('health-checks the readiness route, which the app serves', async () => {
+    const check = instruction('HEALTHCHECK').at(-1) ?? '';
+    const path = /\/health[\w/]*/.exec(check)?.[0];
+    expect(path).toBe('/health/ready');
+    expect(await servedStatuses([path!])).toEqual({ [path!]: 200 });
+  });
+});
+
+describe('docker-compose', () => {
+  const compose = parse(read('docker-compose.yml')) as Obj;
+  const local = parse(read('docker-compose.local.yml')) as Obj;
+  const gateways = Object.keys(compose.services as Obj).filter((s) => s.startsWith('gateway-'));
+
+  it('runs two gateways beside Redis, PostgreSQL and nginx', () => {
+    expect(gateways).toEqual(['gateway-1', 'gateway-2']);
+    expect(Object.keys(compose.services as Obj)).toEqual(
+      expect.arrayContaining(['redis', 'postgres', 'lb']),
+    );
+  });
+
+  it('points every gateway at the compose Redis and PostgreSQL, with schema variables only', async () => {
+    const { names } = await readSchema();
+    for (const g of gateways) {
+      const svc = compose.services[g] as Obj;
+      const env = svc.environment as Obj;
+      expect({ g, unknown: Object.keys(env).filter((n) => !names.has(n)) }).toEqual({
+        g,
+        unknown: [],
+      });
+      expect(new URL(String(env.REDIS_URL)).hostname).toBe('redis');
+      expect(new URL(String(env.DATABASE_URL).replace(/\$\{[^}]*\}/g, 'x')).hostname).toBe(
+        'postgres',
+      );
+      expect(Object.keys(svc.depends_on as Obj)).toEqual(
+        expect.arrayContaining(['redis', 'postgres']),
+      );
+      const graceMs = composeDurationMs(String(svc.stop_grace_period ?? '10s'));
+      expect(graceMs).toBeGreaterThan(
+        ms(env.SHUTDOWN_DRAIN_DELAY_MS ?? 5000) + ms(env.SHUTDOWN_TIMEOUT_MS ?? 30000),
+      );
+    }
+  });
+
+  it('balances nginx over the gateway services on their PORT', () => {
+    const servers = [...read('config', 'nginx.conf').matchAll(/server\s+([\w-]+):(\d+);/g)];
+    expect(servers.map((m) => m[1])).toEqual(gateways);
+    for (const [, host, port] of servers) {
+      expect(port).toBe(String(compose.services[host].environment.PORT));
+    }
+  });
+
+  it('has a local-models override that blanks every provider key and URL', () => {
+    for (const g of gateways) {
+      const env = (local.services?.[g]?.environment ?? {}) as Obj;
+      for (const n of catalogKeyEnvNames()) {
+        expect({ g, n, value: env[n] }).toEqual({ g, n, value: '' });
+      }
+    }
+  });
+});

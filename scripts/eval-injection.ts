@@ -182,7 +182,7 @@ function main(): void {
       stride: model.stride,
     };
     const all = loadRows();
-    loso = losoSummary(leaveOneSourceOut(featurize(all, options.bits), options));
+    loso = losoSummary(leaveOneSourceOut(featurize(all, options), options));
   }
   const latency = measureLatency(rows);
   const memory = { weightsBytes: model.bytes };

@@ -119,10 +119,13 @@ export function loadRows(dir: string = DATA_DIR): Row[] {
 }
 
 /** Normalizes and hashes every row once; training epochs reuse the streams. */
-export function featurize(rows: readonly Row[], bits: number): Example[] {
+export function featurize(
+  rows: readonly Row[],
+  shape: { bits: number; window: number },
+): Example[] {
   return rows.map((row) => {
     const views: TextView[] = [];
-    const summary = analyzeText(row.text, bits, (view) => {
+    const summary = analyzeText(row.text, shape, (view) => {
       views.push({ ...view, grams: copyStream(view.grams) });
     });
     return { row, views, obfuscation: summary.obfuscation };
@@ -197,12 +200,8 @@ const BURIED_MAX_CHARS = 1000;
  * carriers (label 0) joining itself is not a cue. Built from the rows being trained on only,
  * so a leave-one-source-out fold never sees its left-out source.
  */
-export function augment(
-  examples: readonly Example[],
-  count: number,
-  seed: number,
-  bits: number,
-): Example[] {
+export function augment(examples: readonly Example[], o: TrainOptions): Example[] {
+  const { augment: count, seed } = o;
   const benign = examples.filter((e) => e.row.label === 0);
   const short = examples.filter((e) => e.row.label === 1 && e.row.text.length <= BURIED_MAX_CHARS);
   if (count === 0 || benign.length === 0 || short.length === 0) {
@@ -235,7 +234,7 @@ export function augment(
       holdout: false,
     });
   }
-  return featurize(rows, bits);
+  return featurize(rows, o);
 }
 
 /**
@@ -245,7 +244,7 @@ export function augment(
  * evidence of an injection, never of innocence.
  */
 export function train(given: readonly Example[], o: TrainOptions): FloatModel {
-  const examples = [...given, ...augment(given, o.augment, o.seed, o.bits)];
+  const examples = [...given, ...augment(given, o)];
   const size = 2 ** o.bits;
   const model: FloatModel = {
     bits: o.bits,

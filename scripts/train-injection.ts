@@ -121,7 +121,7 @@ function main(): void {
   };
   const started = Date.now();
   const rows = loadRows();
-  const examples = featurize(rows, options.bits);
+  const examples = featurize(rows, options);
   log(`featurized ${examples.length} rows in ${Date.now() - started} ms`);
 
   let folds: FoldResult[] = [];

@@ -106,7 +106,7 @@ export function scoreText(
 ): { logit: number; view: string; best: WindowScore } {
   let best: WindowScore | undefined;
   let bestView = '';
-  analyzeText(text, m.bits, (view: TextView, summary) => {
+  analyzeText(text, m, (view: TextView, summary) => {
     const s = scoreView(m, view, summary.obfuscation);
     if (best === undefined || s.logit > best.logit) {
       best = s;

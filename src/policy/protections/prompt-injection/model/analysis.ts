@@ -70,7 +70,7 @@ export interface TextSummary {
  */
 export function analyzeText(
   raw: string,
-  bits: number,
+  shape: { bits: number; window: number },
   visit: (view: TextView, summary: TextSummary) => void,
 ): TextSummary {
   const n = normalizeText(raw);
@@ -83,7 +83,12 @@ export function analyzeText(
     mainSignals.push({ name, index: hit.index, evidence: evidenceOf(hit.match) });
   }
   visit(
-    { kind: 'text', text: n.text, grams: gramStream(n.text, bits), signals: mainSignals },
+    {
+      kind: 'text',
+      text: n.text,
+      grams: gramStream(n.text, shape.bits, shape.window),
+      signals: mainSignals,
+    },
     summary,
   );
   for (const view of n.decoded) {
@@ -100,7 +105,12 @@ export function analyzeText(
       signals.push(encoded);
     }
     visit(
-      { kind: view.kind, text: view.text, grams: gramStream(view.text, bits), signals },
+      {
+        kind: view.kind,
+        text: view.text,
+        grams: gramStream(view.text, shape.bits, shape.window),
+        signals,
+      },
       summary,
     );
   }

@@ -4,6 +4,9 @@
  * hashed into 2^bits buckets. Han and kana characters are one-character words, so the word
  * n-grams of Chinese and Japanese are character bigrams and trigrams.
  *
+ * An n-gram is counted once per window length (see gramStream): features are close to
+ * binary, so repetition adds nothing.
+ *
  * Every n-gram carries the position where it ends, in non-decreasing order, so a scorer can
  * sum any window of the text with prefix sums: overlapping windows cost one pass.
  */
@@ -107,10 +110,20 @@ let scratch: GramStream = {
 };
 
 /**
- * The n-gram stream of `text` (a normalized view). The result is a shared scratch buffer,
- * valid until the next call: callers that keep it must copy it (see copyStream).
+ * Recently counted buckets (direct-mapped by the bucket's low bits). A bucket is counted
+ * again only `spacing` characters after its last count, so a window holds each n-gram about
+ * once: repeating a phrase (or `aaaa…`, `=====`, a table rule) cannot inflate a score.
  */
-export function gramStream(text: string, bits: number): GramStream {
+const CACHE_SIZE = 4096;
+const cacheId = new Int32Array(CACHE_SIZE);
+const cachePos = new Int32Array(CACHE_SIZE);
+
+/**
+ * The n-gram stream of `text` (a normalized view), each n-gram counted at most once per
+ * `spacing` characters. The result is a shared scratch buffer, valid until the next call:
+ * callers that keep it must copy it (see copyStream).
+ */
+export function gramStream(text: string, bits: number, spacing: number): GramStream {
   const shift = 32 - bits;
   // At most 3 character and 3 word n-grams per character.
   const need = text.length * 6 + 8;
@@ -123,7 +136,20 @@ export function gramStream(text: string, bits: number): GramStream {
     };
   }
   const { ids, pos, kind } = scratch;
+  cacheId.fill(-1);
   let n = 0;
+  const emit = (id: number, at: number, family: number): void => {
+    const slot = id & (CACHE_SIZE - 1);
+    if (cacheId[slot] === id && at - cachePos[slot] < spacing) {
+      return;
+    }
+    cacheId[slot] = id;
+    cachePos[slot] = at;
+    ids[n] = id;
+    pos[n] = at;
+    kind[n] = family;
+    n += 1;
+  };
   // The last five characters of the whitespace-folded text, newest first.
   let r0 = 32;
   let r1 = 0;
@@ -137,16 +163,9 @@ export function gramStream(text: string, bits: number): GramStream {
   let w1 = 0;
   let w2 = 0;
   const emitWord = (w0: number, at: number): void => {
-    ids[n] = fmix(w0 ^ SALT_W1) >>> shift;
-    ids[n + 1] = fmix(mix(w1, w0) ^ SALT_W2) >>> shift;
-    ids[n + 2] = fmix(mix(mix(w2, w1), w0) ^ SALT_W3) >>> shift;
-    pos[n] = at;
-    pos[n + 1] = at;
-    pos[n + 2] = at;
-    kind[n] = WORD_GRAM;
-    kind[n + 1] = WORD_GRAM;
-    kind[n + 2] = WORD_GRAM;
-    n += 3;
+    emit(fmix(w0 ^ SALT_W1) >>> shift, at, WORD_GRAM);
+    emit(fmix(mix(w1, w0) ^ SALT_W2) >>> shift, at, WORD_GRAM);
+    emit(fmix(mix(mix(w2, w1), w0) ^ SALT_W3) >>> shift, at, WORD_GRAM);
     w2 = w1;
     w1 = w0;
   };
@@ -189,22 +208,13 @@ export function gramStream(text: string, bits: number): GramStream {
     filled += 1;
     if (filled >= 3) {
       let h = mix(mix(mix(CHAR_SEED, r0), r1), r2);
-      ids[n] = fmix(h) >>> shift;
-      pos[n] = i;
-      kind[n] = CHAR_GRAM;
-      n += 1;
+      emit(fmix(h) >>> shift, i, CHAR_GRAM);
       if (filled >= 4) {
         h = mix(h, r3);
-        ids[n] = fmix(h) >>> shift;
-        pos[n] = i;
-        kind[n] = CHAR_GRAM;
-        n += 1;
+        emit(fmix(h) >>> shift, i, CHAR_GRAM);
         if (filled >= 5) {
           h = mix(h, r4);
-          ids[n] = fmix(h) >>> shift;
-          pos[n] = i;
-          kind[n] = CHAR_GRAM;
-          n += 1;
+          emit(fmix(h) >>> shift, i, CHAR_GRAM);
         }
       }
     }

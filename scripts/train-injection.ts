@@ -95,7 +95,11 @@ function gitCommit(): { commit: string; dirty: boolean } {
     const status = execFileSync('git', ['status', '--porcelain', '--', ...paths], {
       encoding: 'utf8',
     });
-    return { commit, dirty: status.trim() !== '' };
+    // Specs and docs do not change the weights either.
+    const changed = status
+      .split('\n')
+      .filter((line) => line.trim() !== '' && !/\.(?:spec\.ts|md)$/.test(line));
+    return { commit, dirty: changed.length > 0 };
   } catch {
     return { commit: 'unknown', dirty: true };
   }

@@ -27,7 +27,7 @@ describe('model file', () => {
     expect(model.calibration).toEqual({ slope: 0.5, threshold: 1.75 });
     expect(Array.from(model.grams)).toEqual(Array.from(grams));
     // Known dense features by name; unknown names are ignored.
-    expect(Math.max(...model.dense)).toBe(1.25);
+    expect(Math.max(...Array.from(model.dense))).toBe(1.25);
   });
 
   it('rejects a file of another format, a truncated one and an unsupported version', () => {

@@ -21,7 +21,6 @@ import { messagesProtections } from '../../policy/protections/extractors/message
 import { OutputProtections } from '../../policy/protections/output-protections';
 import { stripProtectionTools } from '../../policy/protections/protection-facts';
 import { ProtectionRegistry } from '../../policy/protections/protection-registry';
-import { AnthropicProvider } from '../../upstream/providers/anthropic/anthropic.provider';
 import {
   rejectHostedTools,
   resolveModel,
@@ -102,7 +101,7 @@ export class MessagesService {
   }
 
   /**
-   * Anthropic counts exactly, so Anthropic-served models ask it; for every other model the
+   * A provider that counts exactly (Anthropic) is asked; for every other model the
    * answer is the same bounded tokenizer estimate the request limits use
    * (src/limits/tokens/token-estimator.ts).
    */
@@ -116,14 +115,8 @@ export class MessagesService {
     if (stripProtectionTools(body, messagesProtections.tools(body, this.protections.toolNames()))) {
       req.rawBody = undefined;
     }
-    if (provider instanceof AnthropicProvider) {
-      const result = await provider.postJson(
-        '/v1/messages/count_tokens',
-        this.upstreamBody(body, req, model),
-        createCallContext(req, res),
-        'count_tokens',
-      );
-      return result.value;
+    if (provider.countTokens) {
+      return provider.countTokens(this.upstreamBody(body, req, model), createCallContext(req, res));
     }
     return { input_tokens: estimatePromptTokens(messagesLimitFacts(body), model.family) };
   }

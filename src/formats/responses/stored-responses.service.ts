@@ -10,7 +10,7 @@ import { createCallContext } from '../../upstream/call-context';
 import type { UpstreamProvider } from '../../upstream/provider.interface';
 import { ProviderRegistry } from '../../upstream/provider-registry';
 import { ResponsesRelay } from './responses.passthrough';
-import { responsesRoute } from './responses.route';
+import { servesNatively } from '../shared/canonical-path';
 import { responseShell } from './responses.wire';
 
 /** Response ids as providers mint them; anything else cannot name a stored response. */
@@ -94,7 +94,7 @@ export class StoredResponsesService {
     if (modelId !== null) {
       const model = this.catalog.resolve(modelId, 'responses');
       const provider = this.providers.get(model.provider);
-      if (responsesRoute(model, provider) !== 'passthrough' || !provider.resource) {
+      if (!servesNatively('responses', model, provider) || !provider.resource) {
         throw new ResponseNotFoundError(id);
       }
       return provider;
@@ -122,7 +122,7 @@ export class StoredResponsesService {
         if (
           model.endpoints.has('responses') &&
           provider.resource &&
-          responsesRoute(model, provider) === 'passthrough'
+          servesNatively('responses', model, provider)
         ) {
           found.set(provider.config.name, provider);
         }

@@ -8,7 +8,7 @@ import type { CanonicalEvent, CanonicalRequest, WireFormat } from '../../core/ca
 import type { CallContext, UpstreamProvider } from '../../upstream/provider.interface';
 import type { ProviderRegistry } from '../../upstream/provider-registry';
 import type { ProtectedOutput } from '../../policy/protections/output-protections';
-import { responsesRoute } from '../responses/responses.route';
+import { nativeFormatsOf } from '../../catalog/provider-kind';
 import { printable } from '../../common/validation/top-level.validation';
 
 export const DROPPED_PARAMS_HEADER = 'x-gateway-dropped-params';
@@ -66,23 +66,24 @@ export function routeGeneration(
   };
 }
 
-/** The upstream API a translated request for `model` goes to, from `format`. */
-function translatedApi(format: WireFormat, model: CatalogModel, provider: UpstreamProvider) {
-  // OpenAI's own API serves every model through Responses; its reasoning models show their
-  // reasoning (summaries, encrypted payloads) only there, which Messages clients want.
-  if (
-    format === 'messages' &&
-    provider.config.kind === 'openai' &&
-    model.upstreamApi === 'chat_completions' &&
-    model.capabilities.reasoning
-  ) {
-    return 'responses' as const;
-  }
-  return model.upstreamApi;
+/**
+ * Whether `provider` serves `format` natively for `model` (its descriptor says so and it
+ * can pass a body through): then the client's body is relayed as it is.
+ */
+export function servesNatively(
+  format: WireFormat,
+  model: CatalogModel,
+  provider: UpstreamProvider,
+): boolean {
+  return (
+    provider.passthrough !== undefined &&
+    nativeFormatsOf(provider.descriptor, model).includes(format)
+  );
 }
 
 /**
- * Picks the fast path when the model's upstream speaks the inbound format, else translation.
+ * Picks the fast path when the model's upstream speaks the inbound format, else translation
+ * to the API the provider's descriptor picks for the format (the model's by default).
  * `forceCanonical` (outgoing protections, which read the answer as canonical events) takes
  * the canonical path even then, still to the upstream API of the inbound format.
  */
@@ -92,10 +93,7 @@ export function servingPath(
   provider: UpstreamProvider,
   forceCanonical = false,
 ): ServingPath {
-  const native =
-    format === 'responses'
-      ? responsesRoute(model, provider) === 'passthrough'
-      : model.upstreamApi === format && provider.passthrough !== undefined;
+  const native = servesNatively(format, model, provider);
   if (native && !forceCanonical) {
     return { kind: 'native' };
   }
@@ -106,7 +104,9 @@ export function servingPath(
       'unsupported_route',
     );
   }
-  const upstreamApi = native ? format : translatedApi(format, model, provider);
+  const upstreamApi = native
+    ? format
+    : (provider.descriptor.translatedApi?.(format, model) ?? model.upstreamApi);
   return {
     kind: 'canonical',
     model: upstreamApi === model.upstreamApi ? model : { ...model, upstreamApi },

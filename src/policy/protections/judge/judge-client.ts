@@ -77,9 +77,9 @@ function describe(e: unknown): string {
   return e instanceof Error ? e.name : 'unknown error';
 }
 
-/** OpenAI reasoning models reject sampling parameters and need a reasoning budget. */
-function isOpenAiReasoning(model: CatalogModel): boolean {
-  return model.capabilities.reasoning && model.provider.kind === 'openai';
+/** Reasoning models that spend the output budget on reasoning take no sampling parameters. */
+function spendsBudgetOnReasoning(model: CatalogModel, provider: UpstreamProvider): boolean {
+  return model.capabilities.reasoning && provider.descriptor.reasoningSpendsOutputBudget === true;
 }
 
 /**
@@ -127,7 +127,7 @@ export class JudgeClient {
       clientHeaders: {},
       droppedParams: [],
     };
-    const request = judgeRequest(call, model);
+    const request = judgeRequest(call, model, provider);
 
     return new Promise<JudgeResult>((resolve, reject) => {
       let settled = false;
@@ -227,8 +227,12 @@ export class JudgeClient {
 }
 
 /** The canonical request of a judge call: deterministic, no tools, short. */
-function judgeRequest(call: JudgeCall, model: CatalogModel): CanonicalRequest {
-  const reasoning = isOpenAiReasoning(model);
+function judgeRequest(
+  call: JudgeCall,
+  model: CatalogModel,
+  provider: UpstreamProvider,
+): CanonicalRequest {
+  const reasoning = spendsBudgetOnReasoning(model, provider);
   const request: CanonicalRequest = {
     model: model.id,
     system: [{ type: 'text', text: call.system }],

@@ -166,6 +166,14 @@ describe('parseCatalog', () => {
       ]);
     });
 
+    it('serves the responses endpoint to another family only when the model lists it', () => {
+      const text = oneModel('family: anthropic\nendpoints: [messages, responses]');
+      const listed = parseCatalog(text, {}, 'catalog', PROVIDER_KINDS).models.get('m');
+      expect([...listed!.endpoints]).toEqual(['messages', 'responses']);
+      const byDefault = parseCatalog(oneModel('family: anthropic'), {}, 'catalog', PROVIDER_KINDS);
+      expect(byDefault.models.get('m')!.endpoints.has('responses')).toBe(false);
+    });
+
     it('serves other families on chat completions and messages by default', () => {
       for (const id of ['m-claude', 'm-compat']) {
         expect([...catalog.models.get(id)!.endpoints].sort()).toEqual([
@@ -318,13 +326,6 @@ describe('parseCatalog', () => {
       const text = GOOD.replace('name: compat', 'name: oa');
       const problems = problemsOf(text, KEYS);
       expect(problems).toContain("providers[2].name: duplicate provider 'oa'");
-    });
-
-    it('the responses endpoint on a non-openai family', () => {
-      const text = oneModel('family: anthropic\nendpoints: [messages, responses]');
-      expect(problemsOf(text)).toEqual([
-        'models[0].endpoints: the responses endpoint serves only the openai family',
-      ]);
     });
 
     it('an upstream_api of local on a remote provider, and the reverse', () => {

@@ -73,10 +73,9 @@ function toModel(
   where: string,
   problems: string[],
 ): CatalogModel {
+  // Any model may list the responses endpoint (the translators serve it); by default only
+  // the openai family gets it.
   const endpoints = m.endpoints ?? defaultEndpoints(m.family);
-  if (endpoints.includes('responses') && m.family !== 'openai') {
-    problems.push(`${where}.endpoints: the responses endpoint serves only the openai family`);
-  }
   const upstreamApi = m.upstream_api ?? kind.defaultApi;
   if (!kind.apis.includes(upstreamApi)) {
     const fits = kind.apis.join(' or ');

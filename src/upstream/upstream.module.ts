@@ -7,6 +7,7 @@ import type { AllConfig } from '../config';
 import { ProviderRegistry } from './provider-registry';
 import { AnthropicDriver } from './providers/anthropic/anthropic.provider';
 import { AzureOpenAiDriver } from './providers/azure-openai/azure-openai.provider';
+import { GeminiDriver } from './providers/gemini/gemini.provider';
 import { LocalDriver } from './providers/local/local.provider';
 import { OpenAiCompatibleDriver, OpenAiDriver } from './providers/openai/openai.provider';
 import { Redactor } from './redactor';
@@ -33,6 +34,7 @@ import { UpstreamHttpClient } from './upstream-http.client';
     AnthropicDriver,
     LocalDriver,
     AzureOpenAiDriver,
+    GeminiDriver,
   ],
   exports: [ProviderRegistry, UpstreamHttpClient, Redactor],
 })

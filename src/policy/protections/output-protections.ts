@@ -9,7 +9,7 @@ import {
   type ProtectionReport,
 } from './protection-report';
 import { protectionUsageHeader, writeProtectionUsage } from './protection-usage';
-import { protectionPlanOf } from './protections.guard';
+import { protectionPlanOf } from './protections.gate';
 
 /** The outgoing protections of one answer, as the canonical path runs them. */
 export interface ProtectedOutput {

@@ -9,7 +9,7 @@ import { UpstreamModule } from '../../upstream/upstream.module';
 import { JudgeClient } from './judge/judge-client';
 import { OutputProtections } from './output-protections';
 import { PromptInjectionCheck } from './prompt-injection/prompt-injection.check';
-import { ProtectionsGuard } from './protections.guard';
+import { ProtectionsGate } from './protections.gate';
 import { ProtectionRegistry } from './protection-registry';
 import { PromptInjectionProtection } from './prompt-injection/prompt-injection.protection';
 import { ShadowAgentProtection } from './shadow-agent/shadow-agent.protection';
@@ -38,7 +38,7 @@ export class ProtectionsHealthController {
     JudgeClient,
     PromptInjectionCheck,
     ProtectionRegistry,
-    ProtectionsGuard,
+    ProtectionsGate,
     OutputProtections,
     // The protections; the registry finds them by their @RegisterProtection mark.
     PromptInjectionProtection,
@@ -46,7 +46,7 @@ export class ProtectionsHealthController {
     ShadowAgentProtection,
   ],
   // Guards are instantiated in the modules that use them: their dependencies go too.
-  exports: [ProtectionsHealth, ProtectionsGuard, ProtectionRegistry, OutputProtections],
+  exports: [ProtectionsHealth, ProtectionsGate, ProtectionRegistry, OutputProtections],
 })
 export class ProtectionsModule implements OnModuleInit {
   private readonly logger = new Logger('Protections');

@@ -33,7 +33,7 @@ const DONE: SseFrame = { data: '[DONE]' };
  * legacy function calling). Outgoing protections read the answer on the canonical path, so
  * with them these are a 400 rather than silently dropped.
  */
-function rejectUnprotectable(body: ChatCompletionRequestDto): void {
+function rejectUnprotectable(body: ChatCompletionRequestDto, protectedBy: string): void {
   const fields = body as unknown as Record<string, unknown>;
   const unsupported = [
     // Absent, null and false ask for nothing (as in the translators' extra policies).
@@ -47,7 +47,7 @@ function rejectUnprotectable(body: ChatCompletionRequestDto): void {
   ];
   if (unsupported.length > 0) {
     throw new InvalidRequestError(
-      `'${unsupported[0]}' cannot be combined with system_prompt_filter or shadow_agent_validation, which read the answer as one choice of text and tool calls${unsupported[0] === 'functions' ? "; send the functions as 'tools'" : ''}.`,
+      `'${unsupported[0]}' cannot be combined with ${protectedBy}, which read the answer as one choice of text and tool calls${unsupported[0] === 'functions' ? "; send the functions as 'tools'" : ''}.`,
       unsupported[0],
       'unsupported_parameter',
     );
@@ -87,9 +87,10 @@ export class ChatCompletionsService {
     if (path.kind === 'native') {
       return this.passthrough(body, req, res, model, provider, ctx);
     }
-    rejectHostedTools(body.tools, (t) => t.type === 'function', path.model, isProtected);
-    if (isProtected) {
-      rejectUnprotectable(body);
+    const protectedBy = isProtected ? this.outputs.outgoingNames() : undefined;
+    rejectHostedTools(body.tools, (t) => t.type === 'function', path.model, protectedBy);
+    if (protectedBy !== undefined) {
+      rejectUnprotectable(body, protectedBy);
     }
     const request = decodeChatRequest(body);
     const output = this.outputs.prepare(req, res, request, model);

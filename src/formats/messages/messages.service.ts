@@ -92,7 +92,7 @@ export class MessagesService {
       body.tools,
       (t) => t.type === undefined || t.type === 'custom',
       path.model,
-      isProtected,
+      isProtected ? this.outputs.outgoingNames() : undefined,
     );
     const request = decodeMessagesRequest(body);
     const output = this.outputs.prepare(req, res, request, model);

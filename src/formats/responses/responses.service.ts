@@ -42,10 +42,10 @@ const toFrame = (event: ResponsesStreamEvent): SseFrame => ({
 function checkStateless(
   body: ResponsesRequestDto,
   model: CatalogModel,
-  isProtected: boolean,
+  protectedBy: string | undefined,
 ): void {
-  const hint = isProtected
-    ? `With system_prompt_filter or shadow_agent_validation the gateway must see the whole conversation; send the earlier items in 'input' instead.`
+  const hint = protectedBy
+    ? `With ${protectedBy} the gateway must see the whole conversation; send the earlier items in 'input' instead.`
     : `The model '${model.id}' keeps no conversation state; send the earlier items in 'input' instead.`;
   for (const field of ['previous_response_id', 'conversation'] as const) {
     if (body[field] !== undefined && body[field] !== null) {
@@ -95,8 +95,9 @@ export class ResponsesService {
     if (path.kind === 'native') {
       return this.passthrough(body, req, res, model, provider, createCallContext(req, res));
     }
-    checkStateless(body, model, isProtected);
-    rejectHostedTools(body.tools, (t) => t.type === 'function', path.model, isProtected);
+    const protectedBy = isProtected ? this.outputs.outgoingNames() : undefined;
+    checkStateless(body, model, protectedBy);
+    rejectHostedTools(body.tools, (t) => t.type === 'function', path.model, protectedBy);
     const ctx = createCallContext(req, res);
     const request = decodeResponsesRequest(body);
     const output = this.outputs.prepare(req, res, request, model);

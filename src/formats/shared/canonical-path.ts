@@ -115,21 +115,21 @@ export function servingPath(
 
 /**
  * Hosted (server-side) tools run inside one vendor's API; another upstream cannot run
- * them, and dropping them would change the answer: 400 naming the tool. `protected`: the
- * request is on the canonical path for its outgoing protections, which cannot read the
- * output of a hosted tool either.
+ * them, and dropping them would change the answer: 400 naming the tool. `protectedBy`: the
+ * request is on the canonical path for its outgoing protections (their names), which
+ * cannot read the output of a hosted tool either.
  */
 export function rejectHostedTools(
   tools: unknown,
   isFunctionTool: (tool: Record<string, unknown>) => boolean,
   model: CatalogModel,
-  isProtected = false,
+  protectedBy?: string,
 ): void {
   if (!Array.isArray(tools) || model.upstreamApi === 'local') {
     return;
   }
-  const why = isProtected
-    ? 'cannot be combined with system_prompt_filter or shadow_agent_validation, which must read every output item'
+  const why = protectedBy
+    ? `cannot be combined with ${protectedBy}, which must read every output item`
     : `runs only on its own vendor's API; the model '${model.id}' is served by another upstream`;
   tools.forEach((tool: Record<string, unknown>, i) => {
     if (!isFunctionTool(tool)) {

@@ -9,6 +9,7 @@ import {
   type ProtectionReport,
 } from './protection-report';
 import { protectionUsageHeader, writeProtectionUsage } from './protection-usage';
+import { ProtectionRegistry } from './protection-registry';
 import { protectionPlanOf } from './protections.gate';
 
 /** The outgoing protections of one answer, as the canonical path runs them. */
@@ -27,6 +28,22 @@ export interface ProtectedOutput {
  */
 @Injectable()
 export class OutputProtections {
+  private names: string | undefined;
+
+  constructor(private readonly registry: ProtectionRegistry) {}
+
+  /**
+   * The protections with an outgoing step, for error messages (`a or b`), from the
+   * registry: a new protection is named without editing a message.
+   */
+  outgoingNames(): string {
+    return (this.names ??= this.registry
+      .all()
+      .filter((p) => p.output !== undefined)
+      .map((p) => p.name)
+      .join(' or '));
+  }
+
   /** Whether the request has outgoing protections (which need the canonical path). */
   active(req: GatewayRequest): boolean {
     return (protectionPlanOf(req)?.outgoing.length ?? 0) > 0;

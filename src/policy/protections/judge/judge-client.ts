@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, type Logger } from '@nestjs/common';
 import { fromEvent, takeUntil } from 'rxjs';
 import type { CatalogModel, ModelPricing } from '../../../catalog/catalog.types';
 import { CatalogService } from '../../../catalog/catalog.service';
@@ -101,6 +101,25 @@ export class JudgeClient {
    */
   resolve(modelId: string, param: string): CatalogModel {
     return this.lookup(modelId, param).model;
+  }
+
+  /**
+   * Boot check of an operator's default judge model (`setting` names its variable): an
+   * unknown id stops the boot (every request using it would fail); one that cannot be
+   * called now (a provider without its key) is a warning.
+   */
+  checkAtBoot(setting: string, modelId: string | undefined, logger: Logger): void {
+    if (modelId === undefined) {
+      return;
+    }
+    if (this.catalog.find(modelId) === undefined) {
+      throw new Error(`${setting}: '${modelId}' is not a model of the catalog.`);
+    }
+    try {
+      this.resolve(modelId, setting);
+    } catch (error) {
+      logger.warn(`${setting}: ${(error as Error).message}`);
+    }
   }
 
   /** Runs one judge call; rejects with JudgeError on timeout, abort or any failure. */

@@ -87,6 +87,19 @@ export interface UpstreamProvider {
   countTokens?(body: string | Buffer, ctx: CallContext): Promise<Record<string, unknown>>;
 }
 
+/** A provider that serves the fast path (it can pass a native body through). */
+export type RelayingProvider = UpstreamProvider & Pick<Required<UpstreamProvider>, 'passthrough'>;
+/** A provider that serves the canonical path (it can generate from a canonical request). */
+export type GeneratingProvider = UpstreamProvider & Pick<Required<UpstreamProvider>, 'generate'>;
+
+export function canRelay(provider: UpstreamProvider): provider is RelayingProvider {
+  return provider.passthrough !== undefined;
+}
+
+export function canGenerate(provider: UpstreamProvider): provider is GeneratingProvider {
+  return provider.generate !== undefined;
+}
+
 /** Creates providers of one kind; marked with @ProviderDriverFor(descriptor). */
 export interface ProviderDriver {
   create(config: CatalogProvider): UpstreamProvider;

@@ -13,7 +13,7 @@ import type { CanonicalEvent } from '../../core/canonical';
 import { createCallContext } from '../../upstream/call-context';
 import {
   type CallContext,
-  type UpstreamProvider,
+  type RelayingProvider,
   framesOf,
 } from '../../upstream/provider.interface';
 import { ProviderRegistry } from '../../upstream/provider-registry';
@@ -75,7 +75,7 @@ export class ChatCompletionsService {
     req: GatewayRequest,
     res: GatewayResponse,
   ): Promise<void> {
-    const { model, provider, path, isProtected } = routeGeneration(
+    const { model, path, isProtected } = routeGeneration(
       this.catalog,
       this.providers,
       this.outputs,
@@ -85,7 +85,7 @@ export class ChatCompletionsService {
     );
     const ctx = createCallContext(req, res);
     if (path.kind === 'native') {
-      return this.passthrough(body, req, res, model, provider, ctx);
+      return this.passthrough(body, req, res, model, path.provider, ctx);
     }
     const protectedBy = isProtected ? this.outputs.outgoingNames() : undefined;
     rejectHostedTools(body.tools, (t) => t.type === 'function', path.model, protectedBy);
@@ -94,7 +94,7 @@ export class ChatCompletionsService {
     }
     const request = decodeChatRequest(body);
     const output = this.outputs.prepare(req, res, request, model);
-    const events = startCanonical(provider, request, path.model, ctx, res, output);
+    const events = startCanonical(path.provider, request, path.model, ctx, res, output);
     return this.viaCanonical(body, req, res, model, events, ctx);
   }
 
@@ -104,7 +104,7 @@ export class ChatCompletionsService {
     req: GatewayRequest,
     res: GatewayResponse,
     model: CatalogModel,
-    provider: UpstreamProvider,
+    provider: RelayingProvider,
     ctx: CallContext,
   ): Promise<void> {
     const stream = body.stream === true;
@@ -127,7 +127,7 @@ export class ChatCompletionsService {
       }
       payload = JSON.stringify(body);
     }
-    const started = provider.passthrough!({
+    const started = provider.passthrough({
       model,
       format: 'chat_completions',
       body: payload,

@@ -13,6 +13,7 @@ import type { CanonicalEvent } from '../../core/canonical';
 import { createCallContext } from '../../upstream/call-context';
 import {
   type CallContext,
+  type RelayingProvider,
   type UpstreamProvider,
   framesOf,
 } from '../../upstream/provider.interface';
@@ -75,7 +76,7 @@ export class MessagesService {
   }
 
   async handle(body: MessagesRequestDto, req: GatewayRequest, res: GatewayResponse): Promise<void> {
-    const { model, provider, path, isProtected } = routeGeneration(
+    const { model, path, isProtected } = routeGeneration(
       this.catalog,
       this.providers,
       this.outputs,
@@ -85,7 +86,7 @@ export class MessagesService {
     );
     const ctx = createCallContext(req, res);
     if (path.kind === 'native') {
-      return this.passthrough(body, req, res, model, provider, ctx);
+      return this.passthrough(body, req, res, model, path.provider, ctx);
     }
     rejectThread(body.thread);
     rejectHostedTools(
@@ -96,7 +97,7 @@ export class MessagesService {
     );
     const request = decodeMessagesRequest(body);
     const output = this.outputs.prepare(req, res, request, model);
-    const events = startCanonical(provider, request, path.model, ctx, res, output);
+    const events = startCanonical(path.provider, request, path.model, ctx, res, output);
     return this.viaCanonical(body, req, res, model, events, ctx);
   }
 
@@ -147,11 +148,11 @@ export class MessagesService {
     req: GatewayRequest,
     res: GatewayResponse,
     model: CatalogModel,
-    provider: UpstreamProvider,
+    provider: RelayingProvider,
     ctx: CallContext,
   ): Promise<void> {
     const stream = body.stream === true;
-    const started = provider.passthrough!({
+    const started = provider.passthrough({
       model,
       format: 'messages',
       body: this.upstreamBody(body, req, model),

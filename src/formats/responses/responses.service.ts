@@ -13,7 +13,7 @@ import type { CanonicalEvent } from '../../core/canonical';
 import { createCallContext } from '../../upstream/call-context';
 import {
   type CallContext,
-  type UpstreamProvider,
+  type RelayingProvider,
   framesOf,
 } from '../../upstream/provider.interface';
 import { ProviderRegistry } from '../../upstream/provider-registry';
@@ -84,7 +84,7 @@ export class ResponsesService {
     req: GatewayRequest,
     res: GatewayResponse,
   ): Promise<void> {
-    const { model, provider, path, isProtected } = routeGeneration(
+    const { model, path, isProtected } = routeGeneration(
       this.catalog,
       this.providers,
       this.outputs,
@@ -93,7 +93,7 @@ export class ResponsesService {
       req,
     );
     if (path.kind === 'native') {
-      return this.passthrough(body, req, res, model, provider, createCallContext(req, res));
+      return this.passthrough(body, req, res, model, path.provider, createCallContext(req, res));
     }
     const protectedBy = isProtected ? this.outputs.outgoingNames() : undefined;
     checkStateless(body, model, protectedBy);
@@ -101,7 +101,7 @@ export class ResponsesService {
     const ctx = createCallContext(req, res);
     const request = decodeResponsesRequest(body);
     const output = this.outputs.prepare(req, res, request, model);
-    const events = startCanonical(provider, request, path.model, ctx, res, output);
+    const events = startCanonical(path.provider, request, path.model, ctx, res, output);
     return this.viaCanonical(body, req, res, model, events, ctx);
   }
 
@@ -111,7 +111,7 @@ export class ResponsesService {
     req: GatewayRequest,
     res: GatewayResponse,
     model: CatalogModel,
-    provider: UpstreamProvider,
+    provider: RelayingProvider,
     ctx: CallContext,
   ): Promise<void> {
     let payload: string | Buffer;
@@ -122,7 +122,7 @@ export class ResponsesService {
       payload = JSON.stringify(body);
     }
     const stream = body.stream === true;
-    const started = provider.passthrough!({
+    const started = provider.passthrough({
       model,
       format: 'responses',
       body: payload,

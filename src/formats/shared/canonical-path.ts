@@ -5,7 +5,14 @@ import { InvalidRequestError } from '../../common/errors/gateway-errors';
 import type { GatewayRequest, GatewayResponse } from '../../common/request-context';
 import { endWith, streamIncompleteError } from '../../common/sse/stream-end';
 import type { CanonicalEvent, CanonicalRequest, WireFormat } from '../../core/canonical';
-import type { CallContext, UpstreamProvider } from '../../upstream/provider.interface';
+import {
+  type CallContext,
+  type GeneratingProvider,
+  type RelayingProvider,
+  type UpstreamProvider,
+  canGenerate,
+  canRelay,
+} from '../../upstream/provider.interface';
 import type { ProviderRegistry } from '../../upstream/provider-registry';
 import type { ProtectedOutput } from '../../policy/protections/output-protections';
 import { nativeFormatsOf } from '../../catalog/provider-kind';
@@ -18,7 +25,9 @@ export const DROPPED_PARAMS_HEADER = 'x-gateway-dropped-params';
  * served by `provider.generate` for `model` (whose `upstreamApi` says which upstream API
  * the provider translates to).
  */
-export type ServingPath = { kind: 'native' } | { kind: 'canonical'; model: CatalogModel };
+export type ServingPath =
+  | { kind: 'native'; provider: RelayingProvider }
+  | { kind: 'canonical'; model: CatalogModel; provider: GeneratingProvider };
 
 /** Resolves the model for the endpoint and records it in the request's log context. */
 export function resolveModel(
@@ -75,10 +84,7 @@ export function servesNatively(
   model: CatalogModel,
   provider: UpstreamProvider,
 ): boolean {
-  return (
-    provider.passthrough !== undefined &&
-    nativeFormatsOf(provider.descriptor, model).includes(format)
-  );
+  return canRelay(provider) && nativeFormatsOf(provider.descriptor, model).includes(format);
 }
 
 /**
@@ -94,10 +100,10 @@ export function servingPath(
   forceCanonical = false,
 ): ServingPath {
   const native = servesNatively(format, model, provider);
-  if (native && !forceCanonical) {
-    return { kind: 'native' };
+  if (native && !forceCanonical && canRelay(provider)) {
+    return { kind: 'native', provider };
   }
-  if (!provider.generate) {
+  if (!canGenerate(provider)) {
     throw new InvalidRequestError(
       `The model '${model.id}' is served through the ${model.upstreamApi} API, which this endpoint cannot translate to.`,
       'model',
@@ -110,6 +116,7 @@ export function servingPath(
   return {
     kind: 'canonical',
     model: upstreamApi === model.upstreamApi ? model : { ...model, upstreamApi },
+    provider,
   };
 }
 
@@ -150,14 +157,14 @@ export function rejectHostedTools(
  * `output`: the request's outgoing protections, applied to the events once started.
  */
 export async function startCanonical(
-  provider: UpstreamProvider,
+  provider: GeneratingProvider,
   request: CanonicalRequest,
   model: CatalogModel,
   ctx: CallContext,
   res: GatewayResponse,
   output?: ProtectedOutput,
 ): Promise<Observable<CanonicalEvent>> {
-  const events = requireMessageStop(provider.generate!(request, model, ctx));
+  const events = requireMessageStop(provider.generate(request, model, ctx));
   const dropped = ctx.droppedParams ?? [];
   if (dropped.length > 0) {
     res.setHeader(DROPPED_PARAMS_HEADER, [...new Set(dropped)].join(', '));

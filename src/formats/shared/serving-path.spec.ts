@@ -61,10 +61,8 @@ describe('servingPath', () => {
 
   it("keeps the model's API for an OpenAI-compatible server", () => {
     const m = model('chat_completions', true);
-    expect(servingPath('messages', m, provider(OPENAI_COMPATIBLE))).toEqual({
-      kind: 'canonical',
-      model: m,
-    });
+    const p = provider(OPENAI_COMPATIBLE);
+    expect(servingPath('messages', m, p)).toEqual({ kind: 'canonical', model: m, provider: p });
   });
 
   it('takes the canonical path to the inbound API when protections force it', () => {

@@ -64,8 +64,9 @@ export class OutputProtections {
       return undefined;
     }
     const ctx = { req, res, report: plan.report, request, model };
-    const steps = plan.outgoing.map(({ protection, settings }) =>
-      protection.output!(settings, ctx),
+    // `outgoing` holds the protections with an output step.
+    const steps = plan.outgoing.flatMap(({ protection, settings }) =>
+      protection.output ? [protection.output(settings, ctx)] : [],
     );
     const publish = (): void => publishVerdicts(plan.report, req, res);
     const failed = (): void => {

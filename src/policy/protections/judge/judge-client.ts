@@ -6,7 +6,12 @@ import { GatewayError } from '../../../common/errors/gateway-errors';
 import { FlowControl } from '../../../common/sse/flow-control';
 import { collectResponse } from '../../../core/accumulate';
 import type { CanonicalRequest, CanonicalUsage } from '../../../core/canonical';
-import type { CallContext, UpstreamProvider } from '../../../upstream/provider.interface';
+import {
+  type CallContext,
+  type GeneratingProvider,
+  type UpstreamProvider,
+  canGenerate,
+} from '../../../upstream/provider.interface';
 import { ProviderRegistry } from '../../../upstream/provider-registry';
 import { invalidSetting } from '../protection-settings';
 
@@ -128,7 +133,7 @@ export class JudgeClient {
     if (call.signal?.aborted) {
       throw new JudgeError('aborted', 'the judge call was cancelled before it started');
     }
-    let target: { model: CatalogModel; provider: UpstreamProvider };
+    let target: { model: CatalogModel; provider: GeneratingProvider };
     try {
       target = this.lookup(call.modelId, 'model');
     } catch (e) {
@@ -162,7 +167,8 @@ export class JudgeClient {
           controller.abort();
           reject(error);
         } else {
-          resolve(result!);
+          // A settle without an error always carries the result.
+          resolve(result as JudgeResult);
         }
       };
       const onAbort = (): void =>
@@ -182,9 +188,9 @@ export class JudgeClient {
       let answer: Promise<Awaited<ReturnType<typeof collectResponse>>>;
       try {
         answer = collectResponse(
-          provider.generate!(request, model, ctx).pipe(
-            takeUntil(fromEvent(controller.signal, 'abort')),
-          ),
+          provider
+            .generate(request, model, ctx)
+            .pipe(takeUntil(fromEvent(controller.signal, 'abort'))),
         );
       } catch (e) {
         // The translator refused the request (a 400 thrown before any call).
@@ -221,7 +227,7 @@ export class JudgeClient {
   private lookup(
     modelId: string,
     param: string,
-  ): { model: CatalogModel; provider: UpstreamProvider } {
+  ): { model: CatalogModel; provider: GeneratingProvider } {
     const model = this.catalog.find(modelId);
     if (!model) {
       throw invalidSetting(param, `unknown model '${modelId}'; expected a catalog model id.`);
@@ -238,7 +244,7 @@ export class JudgeClient {
     } catch {
       provider = undefined;
     }
-    if (provider?.generate === undefined) {
+    if (provider === undefined || !canGenerate(provider)) {
       throw invalidSetting(param, `model '${modelId}' cannot be called as a judge.`);
     }
     return { model, provider };

@@ -135,7 +135,7 @@ describe.each(ANTHROPIC_SDKS)(
       ["Missing required parameter: 'max_tokens'.", { ...OK, max_tokens: undefined }],
       ["Missing required parameter: 'model'.", { ...OK, model: undefined }],
       ["Missing required parameter: 'messages'.", { ...OK, messages: undefined }],
-      ["Invalid 'max_tokens'", { ...OK, max_tokens: 'many' }],
+      ["Invalid type for 'max_tokens'", { ...OK, max_tokens: 'many' }],
       ["Invalid value for 'temperature'", { ...OK, temperature: 1.5 }],
       ["'messages.0.role'", { ...OK, messages: [{ role: 'wizard', content: 'x' }] }],
       [

@@ -1,5 +1,6 @@
 import 'reflect-metadata';
 import { join } from 'node:path';
+import { PROVIDER_KINDS } from '../testing/provider-kinds';
 import { CatalogError, loadCatalog, parseCatalog } from './catalog.loader';
 
 const GOOD = `
@@ -85,7 +86,7 @@ ${modelLines
 
 function problemsOf(text: string, env: NodeJS.ProcessEnv = {}): string[] {
   try {
-    parseCatalog(text, env, 'test.yaml');
+    parseCatalog(text, env, 'test.yaml', PROVIDER_KINDS);
   } catch (e) {
     if (e instanceof CatalogError) {
       return e.problems;
@@ -97,7 +98,7 @@ function problemsOf(text: string, env: NodeJS.ProcessEnv = {}): string[] {
 
 describe('parseCatalog', () => {
   describe('on a valid file', () => {
-    const catalog = parseCatalog(GOOD, KEYS, 'good.yaml');
+    const catalog = parseCatalog(GOOD, KEYS, 'good.yaml', PROVIDER_KINDS);
 
     it('keeps every provider and model, in file order', () => {
       expect([...catalog.providers.keys()]).toEqual(['oa', 'an', 'compat', 'loc']);
@@ -118,14 +119,14 @@ describe('parseCatalog', () => {
         apiKey: 'sk-oa',
         apiKeyEnv: 'OA_KEY',
         headers: { 'x-org': 'acme' },
-        anthropicVersion: undefined,
+        settings: {},
         available: true,
       });
       expect(catalog.providers.get('an')).toMatchObject({
         kind: 'anthropic',
         baseUrl: 'https://anthropic.example.com',
         apiKey: 'sk-an',
-        anthropicVersion: '2023-06-01',
+        settings: { anthropic_version: '2023-06-01' },
         headers: {},
         available: true,
       });
@@ -165,6 +166,14 @@ describe('parseCatalog', () => {
       ]);
     });
 
+    it('serves the responses endpoint to another family only when the model lists it', () => {
+      const text = oneModel('family: anthropic\nendpoints: [messages, responses]');
+      const listed = parseCatalog(text, {}, 'catalog', PROVIDER_KINDS).models.get('m');
+      expect([...listed!.endpoints]).toEqual(['messages', 'responses']);
+      const byDefault = parseCatalog(oneModel('family: anthropic'), {}, 'catalog', PROVIDER_KINDS);
+      expect(byDefault.models.get('m')!.endpoints.has('responses')).toBe(false);
+    });
+
     it('serves other families on chat completions and messages by default', () => {
       for (const id of ['m-claude', 'm-compat']) {
         expect([...catalog.models.get(id)!.endpoints].sort()).toEqual([
@@ -189,12 +198,17 @@ describe('parseCatalog', () => {
 
   describe('provider environment', () => {
     it('overrides base_url with the variable named by base_url_env', () => {
-      const catalog = parseCatalog(GOOD, { ...KEYS, OA_BASE_URL: 'http://127.0.0.1:4010/v1//' });
+      const catalog = parseCatalog(
+        GOOD,
+        { ...KEYS, OA_BASE_URL: 'http://127.0.0.1:4010/v1//' },
+        'catalog',
+        PROVIDER_KINDS,
+      );
       expect(catalog.providers.get('oa')!.baseUrl).toBe('http://127.0.0.1:4010/v1');
     });
 
     it('keeps base_url when the base_url_env variable is empty', () => {
-      const catalog = parseCatalog(GOOD, { ...KEYS, OA_BASE_URL: '' });
+      const catalog = parseCatalog(GOOD, { ...KEYS, OA_BASE_URL: '' }, 'catalog', PROVIDER_KINDS);
       expect(catalog.providers.get('oa')!.baseUrl).toBe('https://api.example.com/v1');
     });
 
@@ -205,19 +219,24 @@ describe('parseCatalog', () => {
     });
 
     it('marks openai and anthropic providers without a key unavailable', () => {
-      const catalog = parseCatalog(GOOD, {});
+      const catalog = parseCatalog(GOOD, {}, 'catalog', PROVIDER_KINDS);
       expect(catalog.providers.get('oa')).toMatchObject({ apiKey: undefined, available: false });
       expect(catalog.providers.get('an')).toMatchObject({ apiKey: undefined, available: false });
     });
 
     it('treats an empty key variable as unset', () => {
-      const catalog = parseCatalog(GOOD, { OA_KEY: '', AN_KEY: 'sk-an' });
+      const catalog = parseCatalog(
+        GOOD,
+        { OA_KEY: '', AN_KEY: 'sk-an' },
+        'catalog',
+        PROVIDER_KINDS,
+      );
       expect(catalog.providers.get('oa')!.available).toBe(false);
       expect(catalog.providers.get('an')!.available).toBe(true);
     });
 
     it('keeps openai-compatible and local providers available without a key', () => {
-      const catalog = parseCatalog(GOOD, {});
+      const catalog = parseCatalog(GOOD, {}, 'catalog', PROVIDER_KINDS);
       expect(catalog.providers.get('compat')!.available).toBe(true);
       expect(catalog.providers.get('loc')!.available).toBe(true);
     });
@@ -225,7 +244,9 @@ describe('parseCatalog', () => {
     it('requires a base URL for a non-local provider', () => {
       const text = oneModel('family: openai', 'kind: openai\n    base_url_env: P_URL');
       expect(problemsOf(text)).toEqual([expect.stringMatching(/^providers\[0\]\.base_url: /)]);
-      expect(() => parseCatalog(text, { P_URL: 'https://p.test' })).not.toThrow();
+      expect(() =>
+        parseCatalog(text, { P_URL: 'https://p.test' }, 'catalog', PROVIDER_KINDS),
+      ).not.toThrow();
     });
   });
 
@@ -265,7 +286,7 @@ describe('parseCatalog', () => {
     });
 
     it('every schema problem of the file at once', () => {
-      const text = GOOD.replace('kind: anthropic', 'kind: azure')
+      const text = GOOD.replace('kind: anthropic', 'kind: bedrock')
         .replace('context_window: 8000', 'context_window: 0')
         .replace('family: llama', 'family: Llama 3');
       const problems = problemsOf(text, KEYS);
@@ -307,13 +328,6 @@ describe('parseCatalog', () => {
       expect(problems).toContain("providers[2].name: duplicate provider 'oa'");
     });
 
-    it('the responses endpoint on a non-openai family', () => {
-      const text = oneModel('family: anthropic\nendpoints: [messages, responses]');
-      expect(problemsOf(text)).toEqual([
-        'models[0].endpoints: the responses endpoint serves only the openai family',
-      ]);
-    });
-
     it('an upstream_api of local on a remote provider, and the reverse', () => {
       expect(problemsOf(oneModel('family: openai\nupstream_api: local'))).toEqual([
         expect.stringMatching(
@@ -335,7 +349,7 @@ describe('parseCatalog', () => {
     it('names the source in the error message', () => {
       let caught: unknown;
       try {
-        parseCatalog('- a', {}, 'my/catalog.yaml');
+        parseCatalog('- a', {}, 'my/catalog.yaml', PROVIDER_KINDS);
       } catch (e) {
         caught = e;
       }
@@ -380,7 +394,7 @@ describe('loadCatalog', () => {
   const shipped = join(__dirname, '..', '..', 'config', 'catalog.yaml');
 
   it('loads the shipped catalog with its local models', () => {
-    const catalog = loadCatalog(shipped, {});
+    const catalog = loadCatalog(shipped, PROVIDER_KINDS, {});
     const gpt = catalog.models.get('local-echo-gpt');
     const claude = catalog.models.get('local-echo-claude');
     expect(gpt).toMatchObject({ family: 'openai', upstreamApi: 'local' });
@@ -391,10 +405,13 @@ describe('loadCatalog', () => {
   });
 
   it('marks the shipped remote providers unavailable without keys', () => {
-    const catalog = loadCatalog(shipped, {});
+    const catalog = loadCatalog(shipped, PROVIDER_KINDS, {});
     expect(catalog.providers.get('openai')!.available).toBe(false);
     expect(catalog.providers.get('anthropic')!.available).toBe(false);
-    const withKeys = loadCatalog(shipped, { OPENAI_API_KEY: 'a', ANTHROPIC_API_KEY: 'b' });
+    const withKeys = loadCatalog(shipped, PROVIDER_KINDS, {
+      OPENAI_API_KEY: 'a',
+      ANTHROPIC_API_KEY: 'b',
+    });
     expect(withKeys.providers.get('openai')!.available).toBe(true);
     expect(withKeys.providers.get('anthropic')!.available).toBe(true);
   });
@@ -403,7 +420,7 @@ describe('loadCatalog', () => {
     const path = join(__dirname, 'does-not-exist.yaml');
     let caught: unknown;
     try {
-      loadCatalog(path, {});
+      loadCatalog(path, PROVIDER_KINDS, {});
     } catch (e) {
       caught = e;
     }

@@ -4,8 +4,9 @@ import { ValidationError, validateSync } from 'class-validator';
 import { parse as parseYaml } from 'yaml';
 import type { WireFormat } from '../core/canonical';
 import { CatalogFileSchema, ModelSchema, ProviderSchema } from './catalog.schema';
-import type { Catalog, CatalogModel, CatalogProvider, UpstreamApi } from './catalog.types';
-import { own } from '../common/own';
+import type { Catalog, CatalogModel, CatalogProvider } from './catalog.types';
+import type { ProviderDescriptor, ProviderKinds } from './provider-kind';
+import { own, setOwn } from '../common/own';
 
 /** The catalog file is unusable; `problems` lists every reason, each with its path. */
 export class CatalogError extends Error {
@@ -29,21 +30,6 @@ function flatten(errors: ValidationError[], prefix: string, out: string[]): void
   }
 }
 
-const DEFAULT_UPSTREAM_API: Record<CatalogProvider['kind'], UpstreamApi> = {
-  openai: 'chat_completions',
-  'openai-compatible': 'chat_completions',
-  anthropic: 'messages',
-  local: 'local',
-};
-
-/** The upstream APIs each provider kind actually speaks. */
-const UPSTREAM_APIS_BY_KIND: Record<CatalogProvider['kind'], UpstreamApi[]> = {
-  openai: ['chat_completions', 'responses'],
-  'openai-compatible': ['chat_completions', 'responses'],
-  anthropic: ['messages'],
-  local: ['local'],
-};
-
 function defaultEndpoints(family: string): WireFormat[] {
   // Chat completions serves every model; the Responses API is OpenAI's own.
   return family === 'openai'
@@ -53,20 +39,21 @@ function defaultEndpoints(family: string): WireFormat[] {
 
 function toProvider(
   p: ProviderSchema,
+  kind: ProviderDescriptor,
+  settings: Record<string, string>,
   env: NodeJS.ProcessEnv,
   where: string,
   problems: string[],
 ): CatalogProvider {
   const fromEnv = p.base_url_env ? own(env, p.base_url_env) : undefined;
-  const baseUrl = (fromEnv || p.base_url || '').replace(/\/+$/, '');
-  if (p.kind !== 'local' && !baseUrl) {
+  const baseUrl = (fromEnv || p.base_url || kind.defaultBaseUrl || '').replace(/\/+$/, '');
+  if (kind.needsBaseUrl && !baseUrl) {
     problems.push(`${where}.base_url: provider '${p.name}' needs base_url or a set base_url_env`);
   }
   if (fromEnv && !/^https?:\/\/\S+$/.test(fromEnv)) {
     problems.push(`${where}.base_url_env: ${p.base_url_env} is not an http(s) URL`);
   }
   const apiKey = p.api_key_env ? own(env, p.api_key_env) || undefined : undefined;
-  const needsKey = p.kind === 'openai' || p.kind === 'anthropic';
   return {
     name: p.name,
     kind: p.kind,
@@ -74,24 +61,24 @@ function toProvider(
     apiKey,
     apiKeyEnv: p.api_key_env,
     headers: p.headers ?? {},
-    anthropicVersion: p.anthropic_version,
-    available: !needsKey || apiKey !== undefined,
+    settings,
+    available: !kind.needsKey || apiKey !== undefined,
   };
 }
 
 function toModel(
   m: ModelSchema,
   provider: CatalogProvider,
+  kind: ProviderDescriptor,
   where: string,
   problems: string[],
 ): CatalogModel {
+  // Any model may list the responses endpoint (the translators serve it); by default only
+  // the openai family gets it.
   const endpoints = m.endpoints ?? defaultEndpoints(m.family);
-  if (endpoints.includes('responses') && m.family !== 'openai') {
-    problems.push(`${where}.endpoints: the responses endpoint serves only the openai family`);
-  }
-  const upstreamApi = m.upstream_api ?? DEFAULT_UPSTREAM_API[provider.kind];
-  if (!UPSTREAM_APIS_BY_KIND[provider.kind].includes(upstreamApi)) {
-    const fits = UPSTREAM_APIS_BY_KIND[provider.kind].join(' or ');
+  const upstreamApi = m.upstream_api ?? kind.defaultApi;
+  if (!kind.apis.includes(upstreamApi)) {
+    const fits = kind.apis.join(' or ');
     problems.push(
       `${where}.upstream_api: '${upstreamApi}' does not fit provider kind '${provider.kind}' (use ${fits})`,
     );
@@ -131,8 +118,63 @@ function toModel(
   };
 }
 
-/** Parses and validates catalog YAML text; provider URLs and keys are read from `env`. */
-export function parseCatalog(text: string, env: NodeJS.ProcessEnv, source = 'catalog'): Catalog {
+/**
+ * Takes each provider entry's kind-specific keys (its descriptor's `settings`) out of the
+ * raw file before the schema, which knows no kind, rejects unknown keys.
+ */
+function takeSettings(
+  raw: Record<string, unknown>,
+  kinds: ProviderKinds,
+  problems: string[],
+): Record<string, string>[] {
+  const providers = Array.isArray(raw.providers) ? (raw.providers as unknown[]) : [];
+  return providers.map((entry, i) => {
+    const settings: Record<string, string> = {};
+    if (typeof entry !== 'object' || entry === null) {
+      return settings;
+    }
+    const p = entry as Record<string, unknown>;
+    const kind = typeof p.kind === 'string' ? kinds.get(p.kind) : undefined;
+    if (typeof p.kind === 'string' && kind === undefined) {
+      problems.push(
+        `providers[${i}].kind: unknown provider kind '${p.kind}' (known: ${[...kinds.keys()].join(', ')})`,
+      );
+      // The kind is the mistake: keys some kind accepts are not reported as well.
+      for (const known of kinds.values()) {
+        for (const setting of known.settings ?? []) {
+          Reflect.deleteProperty(p, setting.key);
+        }
+      }
+    }
+    for (const setting of kind?.settings ?? []) {
+      const value = own(p, setting.key);
+      Reflect.deleteProperty(p, setting.key);
+      if (value === undefined) {
+        if (setting.required) {
+          problems.push(`providers[${i}].${setting.key}: required for kind '${kind?.kind}'`);
+        } else if (setting.default !== undefined) {
+          setOwn(settings, setting.key, setting.default);
+        }
+      } else if (typeof value !== 'string' || value === '') {
+        problems.push(`providers[${i}].${setting.key}: must be a non-empty string`);
+      } else {
+        setOwn(settings, setting.key, value);
+      }
+    }
+    return settings;
+  });
+}
+
+/**
+ * Parses and validates catalog YAML text; provider URLs and keys are read from `env`, and
+ * each provider entry is checked against the descriptor of its kind in `kinds`.
+ */
+export function parseCatalog(
+  text: string,
+  env: NodeJS.ProcessEnv,
+  source: string,
+  kinds: ProviderKinds,
+): Catalog {
   let raw: unknown;
   try {
     raw = parseYaml(text);
@@ -142,8 +184,9 @@ export function parseCatalog(text: string, env: NodeJS.ProcessEnv, source = 'cat
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
     throw new CatalogError(source, ['the file must be a mapping with `providers` and `models`']);
   }
-  const file = plainToInstance(CatalogFileSchema, raw);
   const problems: string[] = [];
+  const settings = takeSettings(raw as Record<string, unknown>, kinds, problems);
+  const file = plainToInstance(CatalogFileSchema, raw);
   // Unknown keys are errors: a misspelled api_key_env would otherwise hide a provider.
   const options = { forbidUnknownValues: true, whitelist: true, forbidNonWhitelisted: true };
   flatten(validateSync(file, options), '', problems);
@@ -156,20 +199,29 @@ export function parseCatalog(text: string, env: NodeJS.ProcessEnv, source = 'cat
     if (providers.has(p.name)) {
       problems.push(`providers[${i}].name: duplicate provider '${p.name}'`);
     }
-    providers.set(p.name, toProvider(p, env, `providers[${i}]`, problems));
+    const kind = kinds.get(p.kind);
+    if (kind !== undefined) {
+      providers.set(
+        p.name,
+        toProvider(p, kind, settings[i] ?? {}, env, `providers[${i}]`, problems),
+      );
+    }
   });
   const models = new Map<string, CatalogModel>();
   file.models.forEach((m, i) => {
     const where = `models[${i}]`;
     const provider = providers.get(m.provider);
-    if (!provider) {
-      problems.push(`${where}.provider: unknown provider '${m.provider}'`);
+    const kind = provider && kinds.get(provider.kind);
+    if (!provider || !kind) {
+      if (!file.providers.some((p) => p.name === m.provider)) {
+        problems.push(`${where}.provider: unknown provider '${m.provider}'`);
+      }
       return;
     }
     if (models.has(m.id)) {
       problems.push(`${where}.id: duplicate model '${m.id}'`);
     }
-    models.set(m.id, toModel(m, provider, where, problems));
+    models.set(m.id, toModel(m, provider, kind, where, problems));
   });
   if (problems.length > 0) {
     throw new CatalogError(source, problems);
@@ -178,7 +230,11 @@ export function parseCatalog(text: string, env: NodeJS.ProcessEnv, source = 'cat
 }
 
 /** Reads the catalog file at `path`. */
-export function loadCatalog(path: string, env: NodeJS.ProcessEnv = process.env): Catalog {
+export function loadCatalog(
+  path: string,
+  kinds: ProviderKinds,
+  env: NodeJS.ProcessEnv = process.env,
+): Catalog {
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
@@ -187,5 +243,5 @@ export function loadCatalog(path: string, env: NodeJS.ProcessEnv = process.env):
       `cannot read the file: ${(e as NodeJS.ErrnoException).code ?? String(e)}`,
     ]);
   }
-  return parseCatalog(text, env, path);
+  return parseCatalog(text, env, path, kinds);
 }

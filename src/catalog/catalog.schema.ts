@@ -22,23 +22,20 @@ import {
  * class-validator. CatalogLoader turns it into the runtime types in catalog.types.ts.
  */
 
-export const PROVIDER_KINDS = ['openai', 'anthropic', 'openai-compatible', 'local'] as const;
 export const ENDPOINTS = ['chat_completions', 'responses', 'messages'] as const;
-export const UPSTREAM_APIS = ['chat_completions', 'responses', 'messages', 'local'] as const;
 
 const ENV_NAME = /^[A-Z_][A-Z0-9_]*$/;
 
 export class ProviderSchema {
   @IsString() @Matches(/^[a-z0-9][a-z0-9._-]*$/i) name!: string;
-  @IsIn(PROVIDER_KINDS) kind!: (typeof PROVIDER_KINDS)[number];
+  /** Checked against the registered provider kinds by the loader. */
+  @IsString() @Matches(/^[a-z][a-z0-9-]*$/) kind!: string;
   /** Default base URL; `base_url_env` overrides it when that variable is set. */
   @IsOptional() @IsString() @Matches(/^https?:\/\/\S+$/) base_url?: string;
   @IsOptional() @Matches(ENV_NAME) base_url_env?: string;
   /** Name of the environment variable holding the API key (never the key itself). */
   @IsOptional() @Matches(ENV_NAME) api_key_env?: string;
   @IsOptional() @IsObject() headers?: Record<string, string>;
-  /** Anthropic only: `anthropic-version` sent when the client did not send one. */
-  @IsOptional() @IsString() anthropic_version?: string;
 }
 
 export class PricingSchema {
@@ -75,8 +72,8 @@ export class ModelSchema {
   @ArrayUnique()
   @IsIn(ENDPOINTS, { each: true })
   endpoints?: (typeof ENDPOINTS)[number][];
-  /** Upstream API used for this model; defaults from the provider kind. */
-  @IsOptional() @IsIn(UPSTREAM_APIS) upstream_api?: (typeof UPSTREAM_APIS)[number];
+  /** Upstream API used for this model; checked against, and defaulted from, the provider kind. */
+  @IsOptional() @IsString() @IsNotEmpty() upstream_api?: string;
 }
 
 export class CatalogFileSchema {

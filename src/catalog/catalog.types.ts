@@ -1,8 +1,9 @@
 import type { WireFormat } from '../core/canonical';
+import type { UpstreamApi } from './provider-kind';
 
-export type ProviderKind = 'openai' | 'anthropic' | 'openai-compatible' | 'local';
-/** The upstream API a model is served through. */
-export type UpstreamApi = WireFormat | 'local';
+export type { UpstreamApi };
+/** A provider kind, as its driver's descriptor names it (see provider-kind.ts). */
+export type ProviderKind = string;
 
 /** A provider entry of the catalog, with its base URL and key resolved from the environment. */
 export interface CatalogProvider {
@@ -13,7 +14,8 @@ export interface CatalogProvider {
   apiKey?: string;
   apiKeyEnv?: string;
   headers: Record<string, string>;
-  anthropicVersion?: string;
+  /** The kind's own keys (`anthropic_version`, `api_version`), defaults applied. */
+  settings?: Readonly<Record<string, string>>;
   /** False when the provider needs a key that is not configured. */
   available: boolean;
 }

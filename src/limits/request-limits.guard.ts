@@ -11,7 +11,8 @@ import type { GatewayRequest, GatewayResponse } from '../common/request-context'
 import type { LimitsExtractor } from './limit-facts';
 import { LimitsService } from './limits.service';
 
-const REQUEST_LIMITS = 'gateway:requestLimits';
+/** Metadata key of a route's limits extractor (generation routes set it too). */
+export const REQUEST_LIMITS = 'gateway:requestLimits';
 
 /**
  * Runs request limits (400) and rate limits (429) for this route, reading the body with

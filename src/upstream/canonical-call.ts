@@ -1,8 +1,9 @@
 import { Observable } from 'rxjs';
+import type { StreamFraming } from '../catalog/provider-kind';
 import type { CanonicalEvent } from '../core/canonical';
 import type { CallContext } from './provider.interface';
 import { logMalformedEvent } from './sse-source';
-import type { AnswerKind } from './upstream-body';
+import type { AnswerCheck, AnswerKind } from './upstream-body';
 import { malformedEventError } from './upstream-errors';
 import type { UpstreamHttpClient, UpstreamResponse } from './upstream-http.client';
 
@@ -19,10 +20,12 @@ export interface CanonicalCall {
   /** Sends the request; resolves with a 2xx response, rejects with typed errors. */
   send(): Promise<UpstreamResponse>;
   stream: boolean;
+  /** How the upstream frames its stream (its descriptor's `framing`). */
+  framing: StreamFraming;
   ctx: CallContext;
   providerName: string;
-  /** The API whose answer a non-streamed body must be. */
-  answer: AnswerKind;
+  /** The API whose answer a non-streamed body must be, or the provider's own check. */
+  answer: AnswerKind | AnswerCheck;
   /** A non-streamed answer (checked to be one) as canonical events. */
   fromJson(body: Record<string, unknown>): CanonicalEvent[];
   decoder(): StreamDecoder;
@@ -31,8 +34,8 @@ export interface CanonicalCall {
 /**
  * One translated upstream call as a canonical event stream. Nothing is sent until
  * subscription; unsubscribing aborts the upstream request (and its body), so a client
- * going away cancels it at once. Stream frames go through the decoder (`[DONE]` ends a
- * chat stream); backpressure reaches the upstream socket through `ctx.flow`. Every error
+ * going away cancels it at once. Stream frames (SSE events or JSON lines, as the provider
+ * frames them) go through the decoder (`[DONE]` ends a chat stream); backpressure reaches the upstream socket through `ctx.flow`. Every error
  * leaves redacted, since decoders build theirs from upstream text (error events, failed
  * responses); a frame that is not JSON fails the stream.
  */
@@ -75,7 +78,7 @@ export function canonicalCall(call: CanonicalCall): Observable<CanonicalEvent> {
           return;
         }
         try {
-          await http.requireEventStream(res, call.providerName);
+          await http.requireEventStream(res, call.providerName, call.framing);
         } catch (e) {
           if (!closed) {
             fail(e);
@@ -88,7 +91,8 @@ export function canonicalCall(call: CanonicalCall): Observable<CanonicalEvent> {
         }
         const decoder = call.decoder();
         let done = false;
-        const sub = http.eventStream(res, ctx, call.providerName, false).subscribe({
+        const frames = http.eventStream(res, ctx, call.providerName, false, call.framing);
+        const sub = frames.subscribe({
           next(frame) {
             if (done) {
               return;

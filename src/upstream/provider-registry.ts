@@ -1,16 +1,14 @@
 import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { DiscoveryService } from '@nestjs/core';
-import type { CatalogProvider, ProviderKind } from '../catalog/catalog.types';
+import type { CatalogProvider } from '../catalog/catalog.types';
 import { CatalogService } from '../catalog/catalog.service';
+import { ProviderDriverFor } from '../catalog/provider-kind';
 import type { ProviderDriver, UpstreamProvider } from './provider.interface';
 
 /**
- * Class decorator for a provider driver. Provider modules declare their driver with it;
- * the registry discovers every driver at boot, so adding a provider edits no switch.
+ * One UpstreamProvider per catalog provider entry, built by the driver of its kind: the
+ * drivers are found at boot by their @ProviderDriverFor mark, so adding one edits no switch.
  */
-export const ProviderDriverFor = DiscoveryService.createDecorator<ProviderKind>();
-
-/** One UpstreamProvider per catalog provider entry, built by the driver of its kind. */
 @Injectable()
 export class ProviderRegistry implements OnModuleInit {
   private readonly logger = new Logger(ProviderRegistry.name);
@@ -22,11 +20,11 @@ export class ProviderRegistry implements OnModuleInit {
   ) {}
 
   onModuleInit(): void {
-    const drivers = new Map<ProviderKind, ProviderDriver>();
+    const drivers = new Map<string, ProviderDriver>();
     for (const wrapper of this.discovery.getProviders({ metadataKey: ProviderDriverFor.KEY })) {
-      const kind = this.discovery.getMetadataByDecorator(ProviderDriverFor, wrapper);
-      if (kind !== undefined && wrapper.instance) {
-        drivers.set(kind, wrapper.instance as ProviderDriver);
+      const descriptor = this.discovery.getMetadataByDecorator(ProviderDriverFor, wrapper);
+      if (descriptor !== undefined && wrapper.instance) {
+        drivers.set(descriptor.kind, wrapper.instance as ProviderDriver);
       }
     }
     const missing: string[] = [];

@@ -1,5 +1,6 @@
 import type { Observable } from 'rxjs';
-import type { CatalogModel, CatalogProvider, ProviderKind } from '../catalog/catalog.types';
+import type { CatalogModel, CatalogProvider } from '../catalog/catalog.types';
+import type { ProviderDescriptor } from '../catalog/provider-kind';
 import type { CanonicalEvent, CanonicalRequest, WireFormat } from '../core/canonical';
 import type { FlowControl } from '../common/sse/flow-control';
 import type { SseFrame } from '../common/sse/sse-writer';
@@ -60,6 +61,8 @@ export type PassthroughResult =
  */
 export interface UpstreamProvider {
   readonly config: CatalogProvider;
+  /** What its kind speaks and serves natively (routing reads it). */
+  readonly descriptor: ProviderDescriptor;
   /** Forwards a native body; resolves once the upstream answered 2xx (rejects otherwise). */
   passthrough?(call: PassthroughCall): Promise<PassthroughResult>;
   /**
@@ -77,14 +80,30 @@ export interface UpstreamProvider {
     model: CatalogModel,
     ctx: CallContext,
   ): Observable<CanonicalEvent>;
+  /**
+   * Counts a Messages body's input tokens exactly (Anthropic's `count_tokens`); without it
+   * the gateway answers with its own estimate.
+   */
+  countTokens?(body: string | Buffer, ctx: CallContext): Promise<Record<string, unknown>>;
 }
 
-/** Creates providers of one kind; registered with @ProviderDriver(kind). */
+/** A provider that serves the fast path (it can pass a native body through). */
+export type RelayingProvider = UpstreamProvider & Pick<Required<UpstreamProvider>, 'passthrough'>;
+/** A provider that serves the canonical path (it can generate from a canonical request). */
+export type GeneratingProvider = UpstreamProvider & Pick<Required<UpstreamProvider>, 'generate'>;
+
+export function canRelay(provider: UpstreamProvider): provider is RelayingProvider {
+  return provider.passthrough !== undefined;
+}
+
+export function canGenerate(provider: UpstreamProvider): provider is GeneratingProvider {
+  return provider.generate !== undefined;
+}
+
+/** Creates providers of one kind; marked with @ProviderDriverFor(descriptor). */
 export interface ProviderDriver {
   create(config: CatalogProvider): UpstreamProvider;
 }
-
-export type { ProviderKind };
 
 /** The frames of a streamed call's result (providers answer a streamed call with frames). */
 export function framesOf(result: PassthroughResult): Observable<SseFrame> {

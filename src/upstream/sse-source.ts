@@ -1,6 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { createParser } from 'eventsource-parser';
 import { Observable } from 'rxjs';
+import type { StreamFraming } from '../catalog/provider-kind';
 import type { FlowControl } from '../common/sse/flow-control';
 import type { SseFrame } from '../common/sse/sse-writer';
 import type { UpstreamResponse } from './upstream-body';
@@ -24,6 +25,42 @@ export interface SseSourceOptions {
    * SDK that would throw on it. The canonical path parses every frame and checks itself.
    */
   relayed: boolean;
+  /** `sse` (the default), or `json-lines`: one JSON value per line, each a frame's data. */
+  framing?: StreamFraming;
+}
+
+/** What a frame parser needs: text in, frames out through the callbacks it was made with. */
+interface FrameParser {
+  feed(text: string): void;
+}
+
+/**
+ * A JSON-lines parser (Ollama-style streams): each non-blank line is a frame's data. An
+ * unfinished line longer than `maxBufferSize` is an error, as in the SSE parser.
+ */
+function createLineParser(opts: {
+  maxBufferSize: number;
+  onEvent(event: { event?: string; data: string }): void;
+  onTooLarge(): void;
+}): FrameParser {
+  let pending = '';
+  return {
+    feed(text) {
+      pending += text;
+      let at = pending.indexOf('\n');
+      while (at >= 0) {
+        const line = pending.slice(0, at).trim();
+        pending = pending.slice(at + 1);
+        if (line !== '') {
+          opts.onEvent({ data: line });
+        }
+        at = pending.indexOf('\n');
+      }
+      if (pending.length > opts.maxBufferSize) {
+        opts.onTooLarge();
+      }
+    },
+  };
 }
 
 /**
@@ -99,35 +136,41 @@ export function sseFrames(res: UpstreamResponse, opts: SseSourceOptions): Observ
       body.destroy();
       subscriber.error(error);
     };
-    const parser = createParser({
-      // Bounds what an unfinished line or event may hold: memory stays at the cap.
-      maxBufferSize: opts.maxEventBytes,
-      onError(error) {
-        if (error.type === 'max-buffer-size-exceeded') {
-          fail(upstreamTooLargeError(opts.providerName, 'stream event', opts.maxEventBytes));
-        }
-        // Other parse errors are lines the SSE grammar says to ignore.
-      },
-      onEvent(event) {
-        if (ended) {
-          return;
-        }
-        let data = event.data;
-        if (data === '') {
-          // An empty `data:` line carries nothing: dropped, as every SSE client would.
-          return;
-        }
-        if (opts.relayed && data !== '[DONE]' && !looksLikeJsonObject(data)) {
-          logMalformedEvent(opts.requestId, opts.providerName, event.event, data.length);
-          fail(malformedEventError(opts.providerName));
-          return;
-        }
-        if (isErrorFrame(event.event, data)) {
-          data = opts.redact(data);
-        }
-        subscriber.next(event.event === undefined ? { data } : { event: event.event, data });
-      },
-    });
+    const tooLarge = (): void =>
+      fail(upstreamTooLargeError(opts.providerName, 'stream event', opts.maxEventBytes));
+    const onEvent = (event: { event?: string; data: string }): void => {
+      if (ended) {
+        return;
+      }
+      let data = event.data;
+      if (data === '') {
+        // An empty `data:` line carries nothing: dropped, as every SSE client would.
+        return;
+      }
+      if (opts.relayed && data !== '[DONE]' && !looksLikeJsonObject(data)) {
+        logMalformedEvent(opts.requestId, opts.providerName, event.event, data.length);
+        fail(malformedEventError(opts.providerName));
+        return;
+      }
+      if (isErrorFrame(event.event, data)) {
+        data = opts.redact(data);
+      }
+      subscriber.next(event.event === undefined ? { data } : { event: event.event, data });
+    };
+    const parser: FrameParser =
+      opts.framing === 'json-lines'
+        ? createLineParser({ maxBufferSize: opts.maxEventBytes, onEvent, onTooLarge: tooLarge })
+        : createParser({
+            // Bounds what an unfinished line or event may hold: memory stays at the cap.
+            maxBufferSize: opts.maxEventBytes,
+            onError(error) {
+              if (error.type === 'max-buffer-size-exceeded') {
+                tooLarge();
+              }
+              // Other parse errors are lines the SSE grammar says to ignore.
+            },
+            onEvent,
+          });
     // undici's body ignores setEncoding; a streaming decoder keeps split UTF-8 intact.
     const decoder = new TextDecoder();
     body.on('data', (chunk: Buffer) => {

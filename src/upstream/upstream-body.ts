@@ -1,4 +1,5 @@
 import type { Dispatcher } from 'undici';
+import type { StreamFraming } from '../catalog/provider-kind';
 import { own, setOwn } from '../common/own';
 import { type GatewayError, UpstreamHttpError } from '../common/errors/gateway-errors';
 import {
@@ -26,6 +27,12 @@ const RETRY_HEADERS = ['retry-after', 'retry-after-ms', 'x-should-retry'] as con
  * `count_tokens`, or `object` (any JSON object, e.g. a stored resource or a deletion).
  */
 export type AnswerKind = 'chat_completions' | 'responses' | 'messages' | 'count_tokens' | 'object';
+
+/**
+ * A provider's own check that a parsed answer is one of its API (undefined when it is, else
+ * what is missing), for APIs that are not in {@link AnswerKind}.
+ */
+export type AnswerCheck = (value: Record<string, unknown>) => string | undefined;
 
 /**
  * Why a parsed answer is not an answer of its API (undefined when it is one): only the
@@ -60,7 +67,7 @@ const MISSING: Record<AnswerKind, (value: Record<string, unknown>) => string | u
 export function parseUpstreamAnswer(
   body: Buffer | string,
   providerName: string,
-  kind: AnswerKind,
+  kind: AnswerKind | AnswerCheck,
   redact: (text: string) => string = (text) => text,
 ): Record<string, unknown> {
   const text = typeof body === 'string' ? body : body.toString('utf8');
@@ -86,18 +93,24 @@ export function parseUpstreamAnswer(
       invalidAnswerError(providerName, 'an error without a message')
     );
   }
-  const missing = MISSING[kind](answer);
+  const missing = (typeof kind === 'function' ? kind : MISSING[kind])(answer);
   if (missing !== undefined) {
     throw invalidAnswerError(providerName, missing);
   }
   return answer;
 }
 
-/** True when the answer is an event stream (a missing content type is given the benefit). */
-export function isEventStream(res: UpstreamResponse): boolean {
+/** The content types of a stream, by framing. */
+const STREAM_TYPES: Record<StreamFraming, RegExp> = {
+  sse: /text\/event-stream/i,
+  'json-lines': /application\/(x-)?(nd)?json(l)?/i,
+};
+
+/** True when the answer is a stream (a missing content type is given the benefit). */
+export function isEventStream(res: UpstreamResponse, framing: StreamFraming = 'sse'): boolean {
   const type = res.headers['content-type'];
   const text = Array.isArray(type) ? type.join(',') : type;
-  return text === undefined || text === '' || /text\/event-stream/i.test(text);
+  return text === undefined || text === '' || STREAM_TYPES[framing].test(text);
 }
 
 /**
@@ -110,8 +123,9 @@ export async function notAnEventStream(
   res: UpstreamResponse,
   providerName: string,
   redact: (text: string) => string,
+  framing: StreamFraming = 'sse',
 ): Promise<GatewayError | undefined> {
-  if (isEventStream(res)) {
+  if (isEventStream(res, framing)) {
     return undefined;
   }
   const type = String(res.headers['content-type']);

@@ -2,12 +2,14 @@ import { Inject, Injectable, OnApplicationShutdown } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import type { Observable } from 'rxjs';
 import { Agent } from 'undici';
+import type { StreamFraming } from '../catalog/provider-kind';
 import type { SseFrame } from '../common/sse/sse-writer';
 import type { AllConfig } from '../config';
 import type { CallContext } from './provider.interface';
 import { Redactor } from './redactor';
 import { sseFrames } from './sse-source';
 import {
+  type AnswerCheck,
   type AnswerKind,
   type UpstreamResponse,
   notAnEventStream,
@@ -100,7 +102,7 @@ export class UpstreamHttpClient implements OnApplicationShutdown {
     res: UpstreamResponse,
     signal: AbortSignal,
     providerName: string,
-    kind: AnswerKind,
+    kind: AnswerKind | AnswerCheck,
   ): Promise<UpstreamAnswer> {
     const body = await readCapped(res, this.maxAnswerBytes, signal, providerName);
     try {
@@ -110,24 +112,32 @@ export class UpstreamHttpClient implements OnApplicationShutdown {
     }
   }
 
-  /** Rejects (redacted, before any byte reached the client) when a 2xx answer is not SSE. */
-  async requireEventStream(res: UpstreamResponse, providerName: string): Promise<void> {
-    const error = await notAnEventStream(res, providerName, this.redactCutText);
+  /**
+   * Rejects (redacted, before any byte reached the client) when a 2xx answer is not a
+   * stream of the `framing` (SSE unless the provider says otherwise).
+   */
+  async requireEventStream(
+    res: UpstreamResponse,
+    providerName: string,
+    framing: StreamFraming = 'sse',
+  ): Promise<void> {
+    const error = await notAnEventStream(res, providerName, this.redactCutText, framing);
     if (error !== undefined) {
       throw this.redactor.redactError(error);
     }
   }
 
   /**
-   * The frames of a 2xx event stream, each event within UPSTREAM_MAX_EVENT_BYTES, error
-   * frames redacted. `relayed`: the frames go to the client as they are (fast path), so
-   * one that is not JSON fails the stream.
+   * The frames of a 2xx stream (SSE, or JSON lines with `framing`), each event within
+   * UPSTREAM_MAX_EVENT_BYTES, error frames redacted. `relayed`: the frames go to the client
+   * as they are (fast path), so one that is not JSON fails the stream.
    */
   eventStream(
     res: UpstreamResponse,
     ctx: CallContext,
     providerName: string,
     relayed: boolean,
+    framing: StreamFraming = 'sse',
   ): Observable<SseFrame> {
     return sseFrames(res, {
       flow: ctx.flow,
@@ -138,6 +148,7 @@ export class UpstreamHttpClient implements OnApplicationShutdown {
       maxEventBytes: this.maxEventBytes,
       redact: this.redactText,
       relayed,
+      framing,
     });
   }
 

@@ -6,6 +6,8 @@ import { CatalogService } from '../catalog/catalog.service';
 import type { AllConfig } from '../config';
 import { ProviderRegistry } from './provider-registry';
 import { AnthropicDriver } from './providers/anthropic/anthropic.provider';
+import { AzureOpenAiDriver } from './providers/azure-openai/azure-openai.provider';
+import { GeminiDriver } from './providers/gemini/gemini.provider';
 import { LocalDriver } from './providers/local/local.provider';
 import { OpenAiCompatibleDriver, OpenAiDriver } from './providers/openai/openai.provider';
 import { Redactor } from './redactor';
@@ -31,6 +33,8 @@ import { UpstreamHttpClient } from './upstream-http.client';
     OpenAiCompatibleDriver,
     AnthropicDriver,
     LocalDriver,
+    AzureOpenAiDriver,
+    GeminiDriver,
   ],
   exports: [ProviderRegistry, UpstreamHttpClient, Redactor],
 })

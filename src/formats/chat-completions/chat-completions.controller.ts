@@ -1,32 +1,10 @@
-import {
-  Body,
-  Controller,
-  HttpCode,
-  PipeTransform,
-  Post,
-  Req,
-  Res,
-  UseFilters,
-  UseGuards,
-} from '@nestjs/common';
+import { Body, Controller, HttpCode, Post, Req, Res, UseFilters } from '@nestjs/common';
 import type { GatewayRequest, GatewayResponse } from '../../common/request-context';
-import { chatLimitFacts } from '../../limits/extractors/chat.limits';
-import { RequestLimits } from '../../limits/request-limits.guard';
-import { chatProtections } from '../../policy/protections/extractors/chat.protections';
-import { Protections } from '../../policy/protections/protections.guard';
-import { RequireSystemPrompt, SystemPromptGuard } from '../../policy/system-prompt.guard';
-import { chatSystemPrompt } from '../../policy/system-prompt.rule';
 import { OpenAiExceptionFilter } from '../openai/openai-exception.filter';
-import { ChatCompletionRequestDto } from './chat-request.dto';
-import { validateChatRequest } from './chat-request.validation';
+import { Generation } from '../shared/generation.guard';
+import type { ChatCompletionRequestDto } from './chat-request.dto';
 import { ChatCompletionsService } from './chat-completions.service';
-
-/** Validates the body in place (no copy) and types it. */
-class ChatRequestPipe implements PipeTransform<unknown, ChatCompletionRequestDto> {
-  transform(value: unknown): ChatCompletionRequestDto {
-    return validateChatRequest(value);
-  }
-}
+import { chatGeneration } from './chat.generation';
 
 /** OpenAI Chat Completions: `POST /v1/chat/completions`, every catalog model. */
 @Controller('v1/chat')
@@ -36,12 +14,10 @@ export class ChatCompletionsController {
 
   @Post('completions')
   @HttpCode(200)
-  @RequestLimits(chatLimitFacts)
-  @Protections(chatProtections)
-  @RequireSystemPrompt(chatSystemPrompt)
-  @UseGuards(SystemPromptGuard)
+  @Generation(chatGeneration)
   create(
-    @Body(new ChatRequestPipe()) body: ChatCompletionRequestDto,
+    // Validated in place by the generation guard.
+    @Body() body: ChatCompletionRequestDto,
     @Req() req: GatewayRequest,
     @Res() res: GatewayResponse,
   ): Promise<void> {

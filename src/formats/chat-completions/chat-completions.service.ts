@@ -13,7 +13,7 @@ import type { CanonicalEvent } from '../../core/canonical';
 import { createCallContext } from '../../upstream/call-context';
 import {
   type CallContext,
-  type UpstreamProvider,
+  type RelayingProvider,
   framesOf,
 } from '../../upstream/provider.interface';
 import { ProviderRegistry } from '../../upstream/provider-registry';
@@ -33,7 +33,7 @@ const DONE: SseFrame = { data: '[DONE]' };
  * legacy function calling). Outgoing protections read the answer on the canonical path, so
  * with them these are a 400 rather than silently dropped.
  */
-function rejectUnprotectable(body: ChatCompletionRequestDto): void {
+function rejectUnprotectable(body: ChatCompletionRequestDto, protectedBy: string): void {
   const fields = body as unknown as Record<string, unknown>;
   const unsupported = [
     // Absent, null and false ask for nothing (as in the translators' extra policies).
@@ -47,7 +47,7 @@ function rejectUnprotectable(body: ChatCompletionRequestDto): void {
   ];
   if (unsupported.length > 0) {
     throw new InvalidRequestError(
-      `'${unsupported[0]}' cannot be combined with system_prompt_filter or shadow_agent_validation, which read the answer as one choice of text and tool calls${unsupported[0] === 'functions' ? "; send the functions as 'tools'" : ''}.`,
+      `'${unsupported[0]}' cannot be combined with ${protectedBy}, which read the answer as one choice of text and tool calls${unsupported[0] === 'functions' ? "; send the functions as 'tools'" : ''}.`,
       unsupported[0],
       'unsupported_parameter',
     );
@@ -75,7 +75,7 @@ export class ChatCompletionsService {
     req: GatewayRequest,
     res: GatewayResponse,
   ): Promise<void> {
-    const { model, provider, path, isProtected } = routeGeneration(
+    const { model, path, isProtected } = routeGeneration(
       this.catalog,
       this.providers,
       this.outputs,
@@ -85,15 +85,16 @@ export class ChatCompletionsService {
     );
     const ctx = createCallContext(req, res);
     if (path.kind === 'native') {
-      return this.passthrough(body, req, res, model, provider, ctx);
+      return this.passthrough(body, req, res, model, path.provider, ctx);
     }
-    rejectHostedTools(body.tools, (t) => t.type === 'function', path.model, isProtected);
-    if (isProtected) {
-      rejectUnprotectable(body);
+    const protectedBy = isProtected ? this.outputs.outgoingNames() : undefined;
+    rejectHostedTools(body.tools, (t) => t.type === 'function', path.model, protectedBy);
+    if (protectedBy !== undefined) {
+      rejectUnprotectable(body, protectedBy);
     }
     const request = decodeChatRequest(body);
     const output = this.outputs.prepare(req, res, request, model);
-    const events = startCanonical(provider, request, path.model, ctx, res, output);
+    const events = startCanonical(path.provider, request, path.model, ctx, res, output);
     return this.viaCanonical(body, req, res, model, events, ctx);
   }
 
@@ -103,7 +104,7 @@ export class ChatCompletionsService {
     req: GatewayRequest,
     res: GatewayResponse,
     model: CatalogModel,
-    provider: UpstreamProvider,
+    provider: RelayingProvider,
     ctx: CallContext,
   ): Promise<void> {
     const stream = body.stream === true;
@@ -126,7 +127,7 @@ export class ChatCompletionsService {
       }
       payload = JSON.stringify(body);
     }
-    const started = provider.passthrough!({
+    const started = provider.passthrough({
       model,
       format: 'chat_completions',
       body: payload,

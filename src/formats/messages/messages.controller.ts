@@ -7,26 +7,14 @@ import {
   Req,
   Res,
   UseFilters,
-  UseGuards,
 } from '@nestjs/common';
 import type { GatewayRequest, GatewayResponse } from '../../common/request-context';
-import { messagesLimitFacts } from '../../limits/extractors/messages.limits';
-import { RequestLimits } from '../../limits/request-limits.guard';
-import { messagesProtections } from '../../policy/protections/extractors/messages.protections';
-import { Protections } from '../../policy/protections/protections.guard';
-import { RequireSystemPrompt, SystemPromptGuard } from '../../policy/system-prompt.guard';
-import { messagesSystemPrompt } from '../../policy/system-prompt.rule';
+import { Generation } from '../shared/generation.guard';
 import { AnthropicExceptionFilter } from './anthropic-exception.filter';
 import type { CountTokensRequestDto, MessagesRequestDto } from './messages-request.dto';
-import { validateCountTokensRequest, validateMessagesRequest } from './messages-request.validation';
+import { validateCountTokensRequest } from './messages-request.validation';
 import { MessagesService } from './messages.service';
-
-/** Validates a Messages body in place (no copy) and types it. */
-class MessagesRequestPipe implements PipeTransform<unknown, MessagesRequestDto> {
-  transform(value: unknown): MessagesRequestDto {
-    return validateMessagesRequest(value);
-  }
-}
+import { messagesGeneration } from './messages.generation';
 
 class CountTokensRequestPipe implements PipeTransform<unknown, CountTokensRequestDto> {
   transform(value: unknown): CountTokensRequestDto {
@@ -46,12 +34,10 @@ export class MessagesController {
 
   @Post()
   @HttpCode(200)
-  @RequestLimits(messagesLimitFacts)
-  @Protections(messagesProtections)
-  @RequireSystemPrompt(messagesSystemPrompt)
-  @UseGuards(SystemPromptGuard)
+  @Generation(messagesGeneration)
   create(
-    @Body(new MessagesRequestPipe()) body: MessagesRequestDto,
+    // Validated in place by the generation guard.
+    @Body() body: MessagesRequestDto,
     @Req() req: GatewayRequest,
     @Res() res: GatewayResponse,
   ): Promise<void> {

@@ -13,6 +13,7 @@ import type { CanonicalEvent } from '../../core/canonical';
 import { createCallContext } from '../../upstream/call-context';
 import {
   type CallContext,
+  type RelayingProvider,
   type UpstreamProvider,
   framesOf,
 } from '../../upstream/provider.interface';
@@ -21,7 +22,6 @@ import { messagesProtections } from '../../policy/protections/extractors/message
 import { OutputProtections } from '../../policy/protections/output-protections';
 import { stripProtectionTools } from '../../policy/protections/protection-facts';
 import { ProtectionRegistry } from '../../policy/protections/protection-registry';
-import { AnthropicProvider } from '../../upstream/providers/anthropic/anthropic.provider';
 import {
   rejectHostedTools,
   resolveModel,
@@ -76,7 +76,7 @@ export class MessagesService {
   }
 
   async handle(body: MessagesRequestDto, req: GatewayRequest, res: GatewayResponse): Promise<void> {
-    const { model, provider, path, isProtected } = routeGeneration(
+    const { model, path, isProtected } = routeGeneration(
       this.catalog,
       this.providers,
       this.outputs,
@@ -86,23 +86,23 @@ export class MessagesService {
     );
     const ctx = createCallContext(req, res);
     if (path.kind === 'native') {
-      return this.passthrough(body, req, res, model, provider, ctx);
+      return this.passthrough(body, req, res, model, path.provider, ctx);
     }
     rejectThread(body.thread);
     rejectHostedTools(
       body.tools,
       (t) => t.type === undefined || t.type === 'custom',
       path.model,
-      isProtected,
+      isProtected ? this.outputs.outgoingNames() : undefined,
     );
     const request = decodeMessagesRequest(body);
     const output = this.outputs.prepare(req, res, request, model);
-    const events = startCanonical(provider, request, path.model, ctx, res, output);
+    const events = startCanonical(path.provider, request, path.model, ctx, res, output);
     return this.viaCanonical(body, req, res, model, events, ctx);
   }
 
   /**
-   * Anthropic counts exactly, so Anthropic-served models ask it; for every other model the
+   * A provider that counts exactly (Anthropic) is asked; for every other model the
    * answer is the same bounded tokenizer estimate the request limits use
    * (src/limits/tokens/token-estimator.ts).
    */
@@ -116,14 +116,8 @@ export class MessagesService {
     if (stripProtectionTools(body, messagesProtections.tools(body, this.protections.toolNames()))) {
       req.rawBody = undefined;
     }
-    if (provider instanceof AnthropicProvider) {
-      const result = await provider.postJson(
-        '/v1/messages/count_tokens',
-        this.upstreamBody(body, req, model),
-        createCallContext(req, res),
-        'count_tokens',
-      );
-      return result.value;
+    if (provider.countTokens) {
+      return provider.countTokens(this.upstreamBody(body, req, model), createCallContext(req, res));
     }
     return { input_tokens: estimatePromptTokens(messagesLimitFacts(body), model.family) };
   }
@@ -154,11 +148,11 @@ export class MessagesService {
     req: GatewayRequest,
     res: GatewayResponse,
     model: CatalogModel,
-    provider: UpstreamProvider,
+    provider: RelayingProvider,
     ctx: CallContext,
   ): Promise<void> {
     const stream = body.stream === true;
-    const started = provider.passthrough!({
+    const started = provider.passthrough({
       model,
       format: 'messages',
       body: this.upstreamBody(body, req, model),

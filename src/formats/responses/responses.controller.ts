@@ -5,35 +5,20 @@ import {
   Get,
   HttpCode,
   Param,
-  PipeTransform,
   Post,
   Req,
   Res,
   UseFilters,
-  UseGuards,
 } from '@nestjs/common';
 import type { GatewayRequest, GatewayResponse } from '../../common/request-context';
-import {
-  responsesLimitFacts,
-  storedResponseLimitFacts,
-} from '../../limits/extractors/responses.limits';
+import { storedResponseLimitFacts } from '../../limits/extractors/responses.limits';
 import { RequestLimits } from '../../limits/request-limits.guard';
-import { responsesProtections } from '../../policy/protections/extractors/responses.protections';
-import { Protections } from '../../policy/protections/protections.guard';
-import { RequireSystemPrompt, SystemPromptGuard } from '../../policy/system-prompt.guard';
-import { responsesSystemPrompt } from '../../policy/system-prompt.rule';
 import { OpenAiExceptionFilter } from '../openai/openai-exception.filter';
-import { ResponsesRequestDto } from './responses-request.dto';
-import { validateResponsesRequest } from './responses-request.validation';
+import { Generation } from '../shared/generation.guard';
+import type { ResponsesRequestDto } from './responses-request.dto';
 import { ResponsesService } from './responses.service';
+import { responsesGeneration } from './responses.generation';
 import { StoredResponsesService } from './stored-responses.service';
-
-/** Validates the body in place (no copy) and types it. */
-class ResponsesRequestPipe implements PipeTransform<unknown, ResponsesRequestDto> {
-  transform(value: unknown): ResponsesRequestDto {
-    return validateResponsesRequest(value);
-  }
-}
 
 /** OpenAI Responses API: `POST /v1/responses` (openai-family models), and stored responses. */
 @Controller('v1/responses')
@@ -46,12 +31,10 @@ export class ResponsesController {
 
   @Post()
   @HttpCode(200)
-  @RequestLimits(responsesLimitFacts)
-  @Protections(responsesProtections)
-  @RequireSystemPrompt(responsesSystemPrompt)
-  @UseGuards(SystemPromptGuard)
+  @Generation(responsesGeneration)
   create(
-    @Body(new ResponsesRequestPipe()) body: ResponsesRequestDto,
+    // Validated in place by the generation guard.
+    @Body() body: ResponsesRequestDto,
     @Req() req: GatewayRequest,
     @Res() res: GatewayResponse,
   ): Promise<void> {

@@ -167,7 +167,7 @@ export class ResponsesStreamEncoder {
       case 'message_stop': {
         const events = [...this.ensureStarted(), ...this.closeItem()];
         const final = finishedResponse(
-          this.shell!,
+          this.startedShell(),
           [...this.output],
           event.finishReason,
           event.usage,
@@ -184,6 +184,14 @@ export class ResponsesStreamEncoder {
    * with the items so far (the one cut short marked incomplete). Nothing after a
    * terminal event.
    */
+  /** The response shell; callers run ensureStarted() first, which sets it. */
+  private startedShell(): ResponseObject {
+    if (this.shell === undefined) {
+      throw new Error('the Responses stream has not started');
+    }
+    return this.shell;
+  }
+
   fail(error: GatewayError): ResponsesStreamEvent[] {
     if (this.ended) {
       return [];
@@ -194,7 +202,7 @@ export class ResponsesStreamEncoder {
       output.push(this.partialItem(this.open));
     }
     this.ended = true;
-    const tail = failureEvents({ ...this.shell!, output }, this.sequence, error);
+    const tail = failureEvents({ ...this.startedShell(), output }, this.sequence, error);
     this.sequence += tail.length;
     return [...events, ...tail];
   }

@@ -13,7 +13,7 @@ import type { CanonicalEvent } from '../../core/canonical';
 import { createCallContext } from '../../upstream/call-context';
 import {
   type CallContext,
-  type UpstreamProvider,
+  type RelayingProvider,
   framesOf,
 } from '../../upstream/provider.interface';
 import { ProviderRegistry } from '../../upstream/provider-registry';
@@ -42,10 +42,10 @@ const toFrame = (event: ResponsesStreamEvent): SseFrame => ({
 function checkStateless(
   body: ResponsesRequestDto,
   model: CatalogModel,
-  isProtected: boolean,
+  protectedBy: string | undefined,
 ): void {
-  const hint = isProtected
-    ? `With system_prompt_filter or shadow_agent_validation the gateway must see the whole conversation; send the earlier items in 'input' instead.`
+  const hint = protectedBy
+    ? `With ${protectedBy} the gateway must see the whole conversation; send the earlier items in 'input' instead.`
     : `The model '${model.id}' keeps no conversation state; send the earlier items in 'input' instead.`;
   for (const field of ['previous_response_id', 'conversation'] as const) {
     if (body[field] !== undefined && body[field] !== null) {
@@ -84,7 +84,7 @@ export class ResponsesService {
     req: GatewayRequest,
     res: GatewayResponse,
   ): Promise<void> {
-    const { model, provider, path, isProtected } = routeGeneration(
+    const { model, path, isProtected } = routeGeneration(
       this.catalog,
       this.providers,
       this.outputs,
@@ -93,14 +93,15 @@ export class ResponsesService {
       req,
     );
     if (path.kind === 'native') {
-      return this.passthrough(body, req, res, model, provider, createCallContext(req, res));
+      return this.passthrough(body, req, res, model, path.provider, createCallContext(req, res));
     }
-    checkStateless(body, model, isProtected);
-    rejectHostedTools(body.tools, (t) => t.type === 'function', path.model, isProtected);
+    const protectedBy = isProtected ? this.outputs.outgoingNames() : undefined;
+    checkStateless(body, model, protectedBy);
+    rejectHostedTools(body.tools, (t) => t.type === 'function', path.model, protectedBy);
     const ctx = createCallContext(req, res);
     const request = decodeResponsesRequest(body);
     const output = this.outputs.prepare(req, res, request, model);
-    const events = startCanonical(provider, request, path.model, ctx, res, output);
+    const events = startCanonical(path.provider, request, path.model, ctx, res, output);
     return this.viaCanonical(body, req, res, model, events, ctx);
   }
 
@@ -110,7 +111,7 @@ export class ResponsesService {
     req: GatewayRequest,
     res: GatewayResponse,
     model: CatalogModel,
-    provider: UpstreamProvider,
+    provider: RelayingProvider,
     ctx: CallContext,
   ): Promise<void> {
     let payload: string | Buffer;
@@ -121,7 +122,7 @@ export class ResponsesService {
       payload = JSON.stringify(body);
     }
     const stream = body.stream === true;
-    const started = provider.passthrough!({
+    const started = provider.passthrough({
       model,
       format: 'responses',
       body: payload,

@@ -8,9 +8,16 @@ import { writeSse } from '../../common/sse/sse-writer';
 import type { AllConfig } from '../../config';
 import { createCallContext } from '../../upstream/call-context';
 import type { UpstreamProvider } from '../../upstream/provider.interface';
+
+/** A provider that stores resources (Responses API responses) it can be asked for. */
+type StoringProvider = UpstreamProvider & Pick<Required<UpstreamProvider>, 'resource'>;
+
+function stores(provider: UpstreamProvider): provider is StoringProvider {
+  return provider.resource !== undefined;
+}
 import { ProviderRegistry } from '../../upstream/provider-registry';
 import { ResponsesRelay } from './responses.passthrough';
-import { responsesRoute } from './responses.route';
+import { servesNatively } from '../shared/canonical-path';
 import { responseShell } from './responses.wire';
 
 /** Response ids as providers mint them; anything else cannot name a stored response. */
@@ -37,7 +44,7 @@ export class ResponseNotFoundError extends GatewayError {
 @Injectable()
 export class StoredResponsesService {
   private readonly keepaliveMs: number;
-  private storing: UpstreamProvider[] | undefined;
+  private storing: StoringProvider[] | undefined;
 
   constructor(
     private readonly catalog: CatalogService,
@@ -64,7 +71,7 @@ export class StoredResponsesService {
     req.ctx.model = modelId ?? undefined;
     const ctx = createCallContext(req, res);
     const search = query.toString();
-    const result = await provider.resource!({
+    const result = await provider.resource({
       method,
       path: `/responses/${id}${search === '' ? '' : `?${search}`}`,
       ctx,
@@ -90,11 +97,11 @@ export class StoredResponsesService {
     );
   }
 
-  private providerFor(modelId: string | null, id: string): UpstreamProvider {
+  private providerFor(modelId: string | null, id: string): StoringProvider {
     if (modelId !== null) {
       const model = this.catalog.resolve(modelId, 'responses');
       const provider = this.providers.get(model.provider);
-      if (responsesRoute(model, provider) !== 'passthrough' || !provider.resource) {
+      if (!servesNatively('responses', model, provider) || !stores(provider)) {
         throw new ResponseNotFoundError(id);
       }
       return provider;
@@ -114,15 +121,15 @@ export class StoredResponsesService {
   }
 
   /** Providers serving the Responses API natively for some available catalog model. */
-  private storingProviders(): UpstreamProvider[] {
+  private storingProviders(): StoringProvider[] {
     if (!this.storing) {
-      const found = new Map<string, UpstreamProvider>();
+      const found = new Map<string, StoringProvider>();
       for (const model of this.catalog.listAvailable()) {
         const provider = this.providers.get(model.provider);
         if (
           model.endpoints.has('responses') &&
-          provider.resource &&
-          responsesRoute(model, provider) === 'passthrough'
+          stores(provider) &&
+          servesNatively('responses', model, provider)
         ) {
           found.set(provider.config.name, provider);
         }

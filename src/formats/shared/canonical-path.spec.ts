@@ -2,7 +2,7 @@ import { Observable, lastValueFrom, of, toArray } from 'rxjs';
 import type { CatalogModel } from '../../catalog/catalog.types';
 import type { GatewayResponse } from '../../common/request-context';
 import type { CanonicalEvent, CanonicalRequest } from '../../core/canonical';
-import type { CallContext, UpstreamProvider } from '../../upstream/provider.interface';
+import type { CallContext, GeneratingProvider } from '../../upstream/provider.interface';
 import { startCanonical } from './canonical-path';
 
 const START: CanonicalEvent = { type: 'message_start', id: 'm1', model: 'x', created: 1 };
@@ -21,7 +21,7 @@ function start(
   upstreamApi: string,
   stream = true,
 ): Promise<Observable<CanonicalEvent>> {
-  const provider = { generate: () => events } as unknown as UpstreamProvider;
+  const provider = { generate: () => events } as unknown as GeneratingProvider;
   return startCanonical(
     provider,
     { stream } as CanonicalRequest,

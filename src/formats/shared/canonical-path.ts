@@ -5,10 +5,17 @@ import { InvalidRequestError } from '../../common/errors/gateway-errors';
 import type { GatewayRequest, GatewayResponse } from '../../common/request-context';
 import { endWith, streamIncompleteError } from '../../common/sse/stream-end';
 import type { CanonicalEvent, CanonicalRequest, WireFormat } from '../../core/canonical';
-import type { CallContext, UpstreamProvider } from '../../upstream/provider.interface';
+import {
+  type CallContext,
+  type GeneratingProvider,
+  type RelayingProvider,
+  type UpstreamProvider,
+  canGenerate,
+  canRelay,
+} from '../../upstream/provider.interface';
 import type { ProviderRegistry } from '../../upstream/provider-registry';
 import type { ProtectedOutput } from '../../policy/protections/output-protections';
-import { responsesRoute } from '../responses/responses.route';
+import { nativeFormatsOf } from '../../catalog/provider-kind';
 import { printable } from '../../common/validation/top-level.validation';
 
 export const DROPPED_PARAMS_HEADER = 'x-gateway-dropped-params';
@@ -18,7 +25,9 @@ export const DROPPED_PARAMS_HEADER = 'x-gateway-dropped-params';
  * served by `provider.generate` for `model` (whose `upstreamApi` says which upstream API
  * the provider translates to).
  */
-export type ServingPath = { kind: 'native' } | { kind: 'canonical'; model: CatalogModel };
+export type ServingPath =
+  | { kind: 'native'; provider: RelayingProvider }
+  | { kind: 'canonical'; model: CatalogModel; provider: GeneratingProvider };
 
 /** Resolves the model for the endpoint and records it in the request's log context. */
 export function resolveModel(
@@ -66,23 +75,21 @@ export function routeGeneration(
   };
 }
 
-/** The upstream API a translated request for `model` goes to, from `format`. */
-function translatedApi(format: WireFormat, model: CatalogModel, provider: UpstreamProvider) {
-  // OpenAI's own API serves every model through Responses; its reasoning models show their
-  // reasoning (summaries, encrypted payloads) only there, which Messages clients want.
-  if (
-    format === 'messages' &&
-    provider.config.kind === 'openai' &&
-    model.upstreamApi === 'chat_completions' &&
-    model.capabilities.reasoning
-  ) {
-    return 'responses' as const;
-  }
-  return model.upstreamApi;
+/**
+ * Whether `provider` serves `format` natively for `model` (its descriptor says so and it
+ * can pass a body through): then the client's body is relayed as it is.
+ */
+export function servesNatively(
+  format: WireFormat,
+  model: CatalogModel,
+  provider: UpstreamProvider,
+): boolean {
+  return canRelay(provider) && nativeFormatsOf(provider.descriptor, model).includes(format);
 }
 
 /**
- * Picks the fast path when the model's upstream speaks the inbound format, else translation.
+ * Picks the fast path when the model's upstream speaks the inbound format, else translation
+ * to the API the provider's descriptor picks for the format (the model's by default).
  * `forceCanonical` (outgoing protections, which read the answer as canonical events) takes
  * the canonical path even then, still to the upstream API of the inbound format.
  */
@@ -92,44 +99,44 @@ export function servingPath(
   provider: UpstreamProvider,
   forceCanonical = false,
 ): ServingPath {
-  const native =
-    format === 'responses'
-      ? responsesRoute(model, provider) === 'passthrough'
-      : model.upstreamApi === format && provider.passthrough !== undefined;
-  if (native && !forceCanonical) {
-    return { kind: 'native' };
+  const native = servesNatively(format, model, provider);
+  if (native && !forceCanonical && canRelay(provider)) {
+    return { kind: 'native', provider };
   }
-  if (!provider.generate) {
+  if (!canGenerate(provider)) {
     throw new InvalidRequestError(
       `The model '${model.id}' is served through the ${model.upstreamApi} API, which this endpoint cannot translate to.`,
       'model',
       'unsupported_route',
     );
   }
-  const upstreamApi = native ? format : translatedApi(format, model, provider);
+  const upstreamApi = native
+    ? format
+    : (provider.descriptor.translatedApi?.(format, model) ?? model.upstreamApi);
   return {
     kind: 'canonical',
     model: upstreamApi === model.upstreamApi ? model : { ...model, upstreamApi },
+    provider,
   };
 }
 
 /**
  * Hosted (server-side) tools run inside one vendor's API; another upstream cannot run
- * them, and dropping them would change the answer: 400 naming the tool. `protected`: the
- * request is on the canonical path for its outgoing protections, which cannot read the
- * output of a hosted tool either.
+ * them, and dropping them would change the answer: 400 naming the tool. `protectedBy`: the
+ * request is on the canonical path for its outgoing protections (their names), which
+ * cannot read the output of a hosted tool either.
  */
 export function rejectHostedTools(
   tools: unknown,
   isFunctionTool: (tool: Record<string, unknown>) => boolean,
   model: CatalogModel,
-  isProtected = false,
+  protectedBy?: string,
 ): void {
   if (!Array.isArray(tools) || model.upstreamApi === 'local') {
     return;
   }
-  const why = isProtected
-    ? 'cannot be combined with system_prompt_filter or shadow_agent_validation, which must read every output item'
+  const why = protectedBy
+    ? `cannot be combined with ${protectedBy}, which must read every output item`
     : `runs only on its own vendor's API; the model '${model.id}' is served by another upstream`;
   tools.forEach((tool: Record<string, unknown>, i) => {
     if (!isFunctionTool(tool)) {
@@ -150,14 +157,14 @@ export function rejectHostedTools(
  * `output`: the request's outgoing protections, applied to the events once started.
  */
 export async function startCanonical(
-  provider: UpstreamProvider,
+  provider: GeneratingProvider,
   request: CanonicalRequest,
   model: CatalogModel,
   ctx: CallContext,
   res: GatewayResponse,
   output?: ProtectedOutput,
 ): Promise<Observable<CanonicalEvent>> {
-  const events = requireMessageStop(provider.generate!(request, model, ctx));
+  const events = requireMessageStop(provider.generate(request, model, ctx));
   const dropped = ctx.droppedParams ?? [];
   if (dropped.length > 0) {
     res.setHeader(DROPPED_PARAMS_HEADER, [...new Set(dropped)].join(', '));

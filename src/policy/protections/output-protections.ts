@@ -9,7 +9,8 @@ import {
   type ProtectionReport,
 } from './protection-report';
 import { protectionUsageHeader, writeProtectionUsage } from './protection-usage';
-import { protectionPlanOf } from './protections.guard';
+import { ProtectionRegistry } from './protection-registry';
+import { protectionPlanOf } from './protections.gate';
 
 /** The outgoing protections of one answer, as the canonical path runs them. */
 export interface ProtectedOutput {
@@ -27,6 +28,22 @@ export interface ProtectedOutput {
  */
 @Injectable()
 export class OutputProtections {
+  private names: string | undefined;
+
+  constructor(private readonly registry: ProtectionRegistry) {}
+
+  /**
+   * The protections with an outgoing step, for error messages (`a or b`), from the
+   * registry: a new protection is named without editing a message.
+   */
+  outgoingNames(): string {
+    return (this.names ??= this.registry
+      .all()
+      .filter((p) => p.output !== undefined)
+      .map((p) => p.name)
+      .join(' or '));
+  }
+
   /** Whether the request has outgoing protections (which need the canonical path). */
   active(req: GatewayRequest): boolean {
     return (protectionPlanOf(req)?.outgoing.length ?? 0) > 0;
@@ -47,8 +64,9 @@ export class OutputProtections {
       return undefined;
     }
     const ctx = { req, res, report: plan.report, request, model };
-    const steps = plan.outgoing.map(({ protection, settings }) =>
-      protection.output!(settings, ctx),
+    // `outgoing` holds the protections with an output step.
+    const steps = plan.outgoing.flatMap(({ protection, settings }) =>
+      protection.output ? [protection.output(settings, ctx)] : [],
     );
     const publish = (): void => publishVerdicts(plan.report, req, res);
     const failed = (): void => {

@@ -10,7 +10,9 @@ import { GatewayError } from '../../../common/errors/gateway-errors';
 import type { CanonicalUsage } from '../../../core/canonical';
 import { testModel } from '../../../testing/test-model';
 import type { ProviderDriver, UpstreamProvider } from '../../../upstream/provider.interface';
-import { ProviderDriverFor, ProviderRegistry } from '../../../upstream/provider-registry';
+import { ProviderRegistry } from '../../../upstream/provider-registry';
+import { ProviderDriverFor } from '../../../catalog/provider-kind';
+import { LOCAL } from '../../../upstream/providers/local/local.provider';
 import {
   OpenAiCompatibleDriver,
   OpenAiDriver,
@@ -22,10 +24,14 @@ import { JudgeClient, JudgeError, costOf } from './judge-client';
 
 /** A provider kind whose providers only pass bodies through: no translation path. */
 @Injectable()
-@ProviderDriverFor('local')
+@ProviderDriverFor(LOCAL)
 class PassthroughOnlyDriver implements ProviderDriver {
   create(config: CatalogProvider): UpstreamProvider {
-    return { config, passthrough: () => Promise.reject(new Error('unused')) };
+    return {
+      config,
+      descriptor: LOCAL,
+      passthrough: () => Promise.reject(new Error('unused')),
+    };
   }
 }
 

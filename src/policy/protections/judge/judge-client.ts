@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, type Logger } from '@nestjs/common';
 import { fromEvent, takeUntil } from 'rxjs';
 import type { CatalogModel, ModelPricing } from '../../../catalog/catalog.types';
 import { CatalogService } from '../../../catalog/catalog.service';
@@ -6,7 +6,12 @@ import { GatewayError } from '../../../common/errors/gateway-errors';
 import { FlowControl } from '../../../common/sse/flow-control';
 import { collectResponse } from '../../../core/accumulate';
 import type { CanonicalRequest, CanonicalUsage } from '../../../core/canonical';
-import type { CallContext, UpstreamProvider } from '../../../upstream/provider.interface';
+import {
+  type CallContext,
+  type GeneratingProvider,
+  type UpstreamProvider,
+  canGenerate,
+} from '../../../upstream/provider.interface';
 import { ProviderRegistry } from '../../../upstream/provider-registry';
 import { invalidSetting } from '../protection-settings';
 
@@ -77,9 +82,9 @@ function describe(e: unknown): string {
   return e instanceof Error ? e.name : 'unknown error';
 }
 
-/** OpenAI reasoning models reject sampling parameters and need a reasoning budget. */
-function isOpenAiReasoning(model: CatalogModel): boolean {
-  return model.capabilities.reasoning && model.provider.kind === 'openai';
+/** Reasoning models that spend the output budget on reasoning take no sampling parameters. */
+function spendsBudgetOnReasoning(model: CatalogModel, provider: UpstreamProvider): boolean {
+  return model.capabilities.reasoning && provider.descriptor.reasoningSpendsOutputBudget === true;
 }
 
 /**
@@ -103,13 +108,32 @@ export class JudgeClient {
     return this.lookup(modelId, param).model;
   }
 
+  /**
+   * Boot check of an operator's default judge model (`setting` names its variable): an
+   * unknown id stops the boot (every request using it would fail); one that cannot be
+   * called now (a provider without its key) is a warning.
+   */
+  checkAtBoot(setting: string, modelId: string | undefined, logger: Logger): void {
+    if (modelId === undefined) {
+      return;
+    }
+    if (this.catalog.find(modelId) === undefined) {
+      throw new Error(`${setting}: '${modelId}' is not a model of the catalog.`);
+    }
+    try {
+      this.resolve(modelId, setting);
+    } catch (error) {
+      logger.warn(`${setting}: ${(error as Error).message}`);
+    }
+  }
+
   /** Runs one judge call; rejects with JudgeError on timeout, abort or any failure. */
   async call(call: JudgeCall): Promise<JudgeResult> {
     const started = Date.now();
     if (call.signal?.aborted) {
       throw new JudgeError('aborted', 'the judge call was cancelled before it started');
     }
-    let target: { model: CatalogModel; provider: UpstreamProvider };
+    let target: { model: CatalogModel; provider: GeneratingProvider };
     try {
       target = this.lookup(call.modelId, 'model');
     } catch (e) {
@@ -127,7 +151,7 @@ export class JudgeClient {
       clientHeaders: {},
       droppedParams: [],
     };
-    const request = judgeRequest(call, model);
+    const request = judgeRequest(call, model, provider);
 
     return new Promise<JudgeResult>((resolve, reject) => {
       let settled = false;
@@ -143,7 +167,8 @@ export class JudgeClient {
           controller.abort();
           reject(error);
         } else {
-          resolve(result!);
+          // A settle without an error always carries the result.
+          resolve(result as JudgeResult);
         }
       };
       const onAbort = (): void =>
@@ -163,9 +188,9 @@ export class JudgeClient {
       let answer: Promise<Awaited<ReturnType<typeof collectResponse>>>;
       try {
         answer = collectResponse(
-          provider.generate!(request, model, ctx).pipe(
-            takeUntil(fromEvent(controller.signal, 'abort')),
-          ),
+          provider
+            .generate(request, model, ctx)
+            .pipe(takeUntil(fromEvent(controller.signal, 'abort'))),
         );
       } catch (e) {
         // The translator refused the request (a 400 thrown before any call).
@@ -202,7 +227,7 @@ export class JudgeClient {
   private lookup(
     modelId: string,
     param: string,
-  ): { model: CatalogModel; provider: UpstreamProvider } {
+  ): { model: CatalogModel; provider: GeneratingProvider } {
     const model = this.catalog.find(modelId);
     if (!model) {
       throw invalidSetting(param, `unknown model '${modelId}'; expected a catalog model id.`);
@@ -219,7 +244,7 @@ export class JudgeClient {
     } catch {
       provider = undefined;
     }
-    if (provider?.generate === undefined) {
+    if (provider === undefined || !canGenerate(provider)) {
       throw invalidSetting(param, `model '${modelId}' cannot be called as a judge.`);
     }
     return { model, provider };
@@ -227,8 +252,12 @@ export class JudgeClient {
 }
 
 /** The canonical request of a judge call: deterministic, no tools, short. */
-function judgeRequest(call: JudgeCall, model: CatalogModel): CanonicalRequest {
-  const reasoning = isOpenAiReasoning(model);
+function judgeRequest(
+  call: JudgeCall,
+  model: CatalogModel,
+  provider: UpstreamProvider,
+): CanonicalRequest {
+  const reasoning = spendsBudgetOnReasoning(model, provider);
   const request: CanonicalRequest = {
     model: model.id,
     system: [{ type: 'text', text: call.system }],

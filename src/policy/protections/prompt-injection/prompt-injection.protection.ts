@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import type { AllConfig } from '../../../config';
 import {
@@ -9,13 +9,15 @@ import {
 import { JudgeClient } from '../judge/judge-client';
 import { type Protection, type ProtectionContext, RegisterProtection } from '../protection';
 import { type LabeledPart, PROMPT_INJECTION_TOOL, type ProtectionTool } from '../protection-facts';
+import { warmUpDetector } from './detector';
 import { PromptInjectionCheck } from './prompt-injection.check';
 
 /** `prompt_injection_protection`: scans what the client sent before the upstream call. */
 @RegisterProtection({ order: 10 })
 @Injectable()
-export class PromptInjectionProtection implements Protection<InjectionSettings> {
+export class PromptInjectionProtection implements Protection<InjectionSettings>, OnModuleInit {
   readonly name = PROMPT_INJECTION_TOOL;
+  private readonly logger = new Logger('Protections');
   private readonly defaults: InjectionSettings;
 
   constructor(
@@ -28,6 +30,16 @@ export class PromptInjectionProtection implements Protection<InjectionSettings> 
       protections.promptInjectionThreshold,
       protections.promptInjectionDetectorModel,
     );
+  }
+
+  /**
+   * Compiles the detector's patterns at boot, not on the first protected request, and
+   * checks the operator's PROMPT_INJECTION_DETECTOR_MODEL.
+   */
+  onModuleInit(): void {
+    warmUpDetector();
+    const model = this.defaults.detectorModel;
+    this.judge.checkAtBoot('PROMPT_INJECTION_DETECTOR_MODEL', model, this.logger);
   }
 
   settings(tool: ProtectionTool | undefined): InjectionSettings {

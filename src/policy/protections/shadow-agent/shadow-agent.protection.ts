@@ -1,4 +1,4 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import type { MonoTypeOperatorFunction } from 'rxjs';
 import { InvalidRequestError } from '../../../common/errors/gateway-errors';
@@ -19,7 +19,7 @@ type ResolvedShadowSettings = ShadowSettings & { model: string };
 /** `shadow_agent_validation`: a second catalog model judges the answer before it is let out. */
 @RegisterProtection({ order: 30 })
 @Injectable()
-export class ShadowAgentProtection implements Protection<ResolvedShadowSettings> {
+export class ShadowAgentProtection implements Protection<ResolvedShadowSettings>, OnModuleInit {
   readonly name = SHADOW_AGENT_TOOL;
   private readonly logger = new Logger('Protections');
   private readonly defaults: ShadowSettings;
@@ -34,6 +34,11 @@ export class ShadowAgentProtection implements Protection<ResolvedShadowSettings>
       protections.shadowAgentModel,
       protections.shadowAgentTimeoutMs,
     );
+  }
+
+  /** The operator's SHADOW_AGENT_MODEL must be a catalog model. */
+  onModuleInit(): void {
+    this.judge.checkAtBoot('SHADOW_AGENT_MODEL', this.defaults.model, this.logger);
   }
 
   settings(tool: ProtectionTool | undefined): ResolvedShadowSettings {

@@ -18,7 +18,7 @@ const CONFIG: CatalogProvider = {
   baseUrl: 'https://api.example.com',
   apiKey: 'sk-gateway',
   headers: { 'x-extra': '1' },
-  anthropicVersion: '2023-01-01',
+  settings: { anthropic_version: '2023-01-01' },
   available: true,
 };
 
@@ -89,7 +89,7 @@ describe('AnthropicProvider', () => {
   it('falls back to the configured anthropic-version, then to 2023-06-01', async () => {
     const { http, sent } = fakeHttp(200, '{"input_tokens":3}');
     await new AnthropicProvider(CONFIG, http).postJson('/v1/messages/count_tokens', '{}', ctx());
-    await new AnthropicProvider({ ...CONFIG, anthropicVersion: undefined }, http).postJson(
+    await new AnthropicProvider({ ...CONFIG, settings: {} }, http).postJson(
       '/v1/messages/count_tokens',
       '{}',
       ctx(),

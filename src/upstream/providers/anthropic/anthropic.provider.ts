@@ -1,6 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import type { Observable } from 'rxjs';
 import type { CatalogModel, CatalogProvider } from '../../../catalog/catalog.types';
+import { type ProviderDescriptor, ProviderDriverFor } from '../../../catalog/provider-kind';
+import { own } from '../../../common/own';
 import type { CanonicalEvent, CanonicalRequest } from '../../../core/canonical';
 import type {
   CallContext,
@@ -10,7 +12,6 @@ import type {
   UpstreamProvider,
 } from '../../provider.interface';
 import { canonicalCall } from '../../canonical-call';
-import { ProviderDriverFor } from '../../provider-registry';
 import { AnthropicStreamDecoder, fromAnthropicMessage } from './from-anthropic';
 import { toAnthropicRequest } from './to-anthropic';
 import type { AnswerKind } from '../../upstream-body';
@@ -21,6 +22,17 @@ const DEFAULT_VERSION = '2023-06-01';
 function header(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value.join(',') : value;
 }
+
+/** `kind: anthropic`: the Messages API, with an optional `anthropic_version` fallback. */
+export const ANTHROPIC: ProviderDescriptor = {
+  kind: 'anthropic',
+  apis: ['messages'],
+  defaultApi: 'messages',
+  needsKey: true,
+  needsBaseUrl: true,
+  settings: [{ key: 'anthropic_version' }],
+  framing: 'sse',
+};
 
 /** A non-streamed upstream answer: its bytes and the same parsed. */
 export interface AnthropicJsonResult {
@@ -35,6 +47,7 @@ export interface AnthropicJsonResult {
  * semantics it asked for, with the provider's configured version as the fallback.
  */
 export class AnthropicProvider implements UpstreamProvider {
+  readonly descriptor = ANTHROPIC;
   private readonly headers: Record<string, string>;
 
   constructor(
@@ -72,6 +85,7 @@ export class AnthropicProvider implements UpstreamProvider {
     const payload = JSON.stringify(body);
     return canonicalCall({
       http: this.http,
+      framing: 'sse',
       send: () => this.post('/v1/messages', payload, ctx),
       stream: request.stream,
       ctx,
@@ -80,6 +94,11 @@ export class AnthropicProvider implements UpstreamProvider {
       fromJson: (message) => fromAnthropicMessage(message),
       decoder: () => new AnthropicStreamDecoder(),
     });
+  }
+
+  /** Anthropic counts a Messages body's tokens exactly. */
+  async countTokens(body: string | Buffer, ctx: CallContext): Promise<Record<string, unknown>> {
+    return (await this.postJson('/v1/messages/count_tokens', body, ctx, 'count_tokens')).value;
   }
 
   /**
@@ -104,7 +123,7 @@ export class AnthropicProvider implements UpstreamProvider {
       ...this.headers,
       'anthropic-version':
         header(ctx.clientHeaders['anthropic-version']) ??
-        this.config.anthropicVersion ??
+        own(this.config.settings ?? {}, 'anthropic_version') ??
         DEFAULT_VERSION,
     };
     const beta = header(ctx.clientHeaders['anthropic-beta']);
@@ -120,7 +139,7 @@ export class AnthropicProvider implements UpstreamProvider {
 
 /** Driver for `kind: anthropic` providers. */
 @Injectable()
-@ProviderDriverFor('anthropic')
+@ProviderDriverFor(ANTHROPIC)
 export class AnthropicDriver implements ProviderDriver {
   constructor(private readonly http: UpstreamHttpClient) {}
 

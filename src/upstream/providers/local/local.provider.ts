@@ -2,11 +2,21 @@ import { Injectable } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { Observable, type Subscriber } from 'rxjs';
 import type { CatalogModel, CatalogProvider } from '../../../catalog/catalog.types';
+import { type ProviderDescriptor, ProviderDriverFor } from '../../../catalog/provider-kind';
 import type { CanonicalEvent, CanonicalRequest } from '../../../core/canonical';
 import type { AllConfig } from '../../../config';
 import type { CallContext, ProviderDriver, UpstreamProvider } from '../../provider.interface';
-import { ProviderDriverFor } from '../../provider-registry';
 import { LocalPlan, localId, planLocalAnswer } from './local-model';
+
+/** `kind: local`: models embedded in the gateway, no URL, no key, nothing native. */
+export const LOCAL: ProviderDescriptor = {
+  kind: 'local',
+  apis: ['local'],
+  defaultApi: 'local',
+  needsKey: false,
+  needsBaseUrl: false,
+  nativeFormats: () => [],
+};
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -15,6 +25,8 @@ const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout
  * canonical event stream, one token per tick, honouring backpressure and cancellation.
  */
 export class LocalProvider implements UpstreamProvider {
+  readonly descriptor = LOCAL;
+
   constructor(
     readonly config: CatalogProvider,
     private readonly tokenDelayMs: number,
@@ -117,7 +129,7 @@ export class LocalProvider implements UpstreamProvider {
 
 /** Driver for `kind: local` providers. */
 @Injectable()
-@ProviderDriverFor('local')
+@ProviderDriverFor(LOCAL)
 export class LocalDriver implements ProviderDriver {
   private readonly tokenDelayMs: number;
 

@@ -80,15 +80,12 @@ export class ChatStreamDecoder {
     const delta = obj(choice.delta);
     const reasoning = delta.reasoning_content ?? delta.reasoning;
     if (typeof reasoning === 'string' && reasoning !== '') {
-      out.push(...this.ensure('reasoning'), {
-        type: 'reasoning_delta',
-        index: this.open!.index,
-        text: reasoning,
-      });
+      const index = this.ensure('reasoning', out);
+      out.push({ type: 'reasoning_delta', index, text: reasoning });
     }
     for (const text of [delta.content, delta.refusal]) {
       if (typeof text === 'string' && text !== '') {
-        out.push(...this.ensure('text'), { type: 'text_delta', index: this.open!.index, text });
+        out.push({ type: 'text_delta', index: this.ensure('text', out), text });
       }
     }
     for (const call of arr(delta.tool_calls)) {
@@ -129,14 +126,15 @@ export class ChatStreamDecoder {
     return [{ type: 'block_stop', index }];
   }
 
-  private ensure(kind: 'text' | 'reasoning'): CanonicalEvent[] {
+  /** The index of the open block of `kind`, opening it (events into `out`) when needed. */
+  private ensure(kind: 'text' | 'reasoning', out: CanonicalEvent[]): number {
     if (this.open?.kind === kind) {
-      return [];
+      return this.open.index;
     }
-    const out = this.close();
+    out.push(...this.close());
     this.open = { kind, index: this.next++ };
     out.push({ type: 'block_start', index: this.open.index, block: { kind } });
-    return out;
+    return this.open.index;
   }
 
   private toolDelta(call: Json): CanonicalEvent[] {

@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import type { Observable } from 'rxjs';
 import type { CatalogModel, CatalogProvider } from '../../../catalog/catalog.types';
-import type { CanonicalEvent, CanonicalRequest, WireFormat } from '../../../core/canonical';
+import { type ProviderDescriptor, ProviderDriverFor } from '../../../catalog/provider-kind';
+import type { CanonicalEvent, CanonicalRequest } from '../../../core/canonical';
 import type {
   CallContext,
   PassthroughCall,
@@ -11,7 +12,6 @@ import type {
   UpstreamProvider,
 } from '../../provider.interface';
 import { type StreamDecoder, canonicalCall } from '../../canonical-call';
-import { ProviderDriverFor } from '../../provider-registry';
 import type { TranslatedRequest } from '../../translate-params';
 import { ChatStreamDecoder, fromChatCompletion } from './from-openai-chat';
 import { ResponsesStreamDecoder, fromResponseObject } from './from-openai-responses';
@@ -20,31 +20,90 @@ import { toOpenAiResponsesRequest } from './to-openai-responses';
 import type { AnswerKind } from '../../upstream-body';
 import { UpstreamHttpClient, type UpstreamRequest } from '../../upstream-http.client';
 
-const PATHS: Partial<Record<WireFormat, string>> = {
+/** The upstream APIs of the OpenAI family of providers. */
+export type OpenAiApi = 'chat_completions' | 'responses';
+
+const PATHS: Record<OpenAiApi, string> = {
   chat_completions: '/chat/completions',
   responses: '/responses',
 };
 
-/** The OpenAI API, or any server that speaks it (vLLM, llama.cpp, LM Studio, ...). */
+function isOpenAiApi(api: string): api is OpenAiApi {
+  return api === 'chat_completions' || api === 'responses';
+}
+
+const SPEAKS_OPENAI = {
+  apis: ['chat_completions', 'responses'],
+  defaultApi: 'chat_completions',
+  needsBaseUrl: true,
+  framing: 'sse',
+} as const;
+
+/**
+ * `kind: openai`: OpenAI's own API, which serves every model through the Responses API too,
+ * and whose reasoning models show their reasoning only there (which Messages clients want).
+ */
+export const OPENAI: ProviderDescriptor = {
+  ...SPEAKS_OPENAI,
+  kind: 'openai',
+  needsKey: true,
+  reasoningSpendsOutputBudget: true,
+  nativeFormats: (model) =>
+    model.upstreamApi === 'chat_completions' ? ['chat_completions', 'responses'] : ['responses'],
+  translatedApi: (format, model) =>
+    format === 'messages' &&
+    model.upstreamApi === 'chat_completions' &&
+    model.capabilities.reasoning
+      ? 'responses'
+      : model.upstreamApi,
+};
+
+/** `kind: openai-compatible`: any server that speaks the API (vLLM, llama.cpp, LM Studio...). */
+export const OPENAI_COMPATIBLE: ProviderDescriptor = {
+  ...SPEAKS_OPENAI,
+  kind: 'openai-compatible',
+  needsKey: false,
+};
+
+/**
+ * The OpenAI API, or any server that speaks it. Variants (Azure OpenAI) change only where
+ * a call goes and how it authenticates: {@link url}, {@link resourceUrl}, {@link auth}.
+ */
 export class OpenAiProvider implements UpstreamProvider {
   private readonly headers: Record<string, string>;
 
   constructor(
     readonly config: CatalogProvider,
     private readonly http: UpstreamHttpClient,
+    readonly descriptor: ProviderDescriptor = OPENAI,
   ) {
     this.headers = { 'content-type': 'application/json', ...config.headers };
     if (config.apiKey !== undefined) {
-      this.headers.authorization = `Bearer ${config.apiKey}`;
+      Object.assign(this.headers, this.auth(config.apiKey));
     }
   }
 
+  /** The URL of a call of `api` for `model`. */
+  protected url(api: OpenAiApi, _model: CatalogModel): string {
+    return this.config.baseUrl + PATHS[api];
+  }
+
+  /** The URL of a stored resource (`path` below the base URL, query string included). */
+  protected resourceUrl(path: string): string {
+    return this.config.baseUrl + path;
+  }
+
+  /** The headers that carry the key. */
+  protected auth(apiKey: string): Record<string, string> {
+    return { authorization: `Bearer ${apiKey}` };
+  }
+
   async passthrough(call: PassthroughCall): Promise<PassthroughResult> {
-    const path = PATHS[call.format];
-    if (path === undefined) {
+    if (!isOpenAiApi(call.format)) {
       throw new Error(`provider ${this.config.name} cannot pass through ${call.format}`);
     }
-    return this.exchange('POST', path, call.body, call.stream, call.ctx, call.format);
+    const url = this.url(call.format, call.model);
+    return this.exchange('POST', url, call.body, call.stream, call.ctx, call.format);
   }
 
   /**
@@ -62,13 +121,14 @@ export class OpenAiProvider implements UpstreamProvider {
       : toOpenAiChatRequest(request, model);
     ctx.droppedParams?.push(...dropped);
     const payload = JSON.stringify(body);
-    const path = responses ? '/responses' : '/chat/completions';
+    const url = this.url(responses ? 'responses' : 'chat_completions', model);
     return canonicalCall({
       http: this.http,
+      framing: this.descriptor.framing ?? 'sse',
       send: () =>
         this.http.sendOk(
           {
-            url: this.config.baseUrl + path,
+            url,
             method: 'POST',
             headers: { ...this.headers, 'x-client-request-id': ctx.requestId },
             body: payload,
@@ -87,7 +147,8 @@ export class OpenAiProvider implements UpstreamProvider {
   }
 
   resource(call: ResourceCall): Promise<PassthroughResult> {
-    return this.exchange(call.method, call.path, undefined, undefined, call.ctx, 'object');
+    const url = this.resourceUrl(call.path);
+    return this.exchange(call.method, url, undefined, undefined, call.ctx, 'object');
   }
 
   /**
@@ -96,7 +157,7 @@ export class OpenAiProvider implements UpstreamProvider {
    */
   private async exchange(
     method: UpstreamRequest['method'],
-    path: string,
+    url: string,
     body: string | Buffer | undefined,
     stream: boolean | undefined,
     ctx: CallContext,
@@ -105,7 +166,7 @@ export class OpenAiProvider implements UpstreamProvider {
     const { signal } = ctx;
     const res = await this.http.sendOk(
       {
-        url: this.config.baseUrl + path,
+        url,
         method,
         headers: { ...this.headers, 'x-client-request-id': ctx.requestId },
         body,
@@ -125,16 +186,20 @@ export class OpenAiProvider implements UpstreamProvider {
 
 /** Driver for `kind: openai` providers. */
 @Injectable()
-@ProviderDriverFor('openai')
+@ProviderDriverFor(OPENAI)
 export class OpenAiDriver implements ProviderDriver {
   constructor(protected readonly http: UpstreamHttpClient) {}
 
   create(config: CatalogProvider): UpstreamProvider {
-    return new OpenAiProvider(config, this.http);
+    return new OpenAiProvider(config, this.http, OPENAI);
   }
 }
 
 /** OpenAI-compatible servers reuse the OpenAI provider as they are. */
 @Injectable()
-@ProviderDriverFor('openai-compatible')
-export class OpenAiCompatibleDriver extends OpenAiDriver {}
+@ProviderDriverFor(OPENAI_COMPATIBLE)
+export class OpenAiCompatibleDriver extends OpenAiDriver {
+  override create(config: CatalogProvider): UpstreamProvider {
+    return new OpenAiProvider(config, this.http, OPENAI_COMPATIBLE);
+  }
+}

@@ -27,8 +27,13 @@ const OPENAI_CHAT_FIELDS = new Set([
   'safety_identifier',
 ]);
 
+/** A server that only copies the API (vLLM, llama.cpp...), not OpenAI's own or Azure's. */
+function isCompatible(model: CatalogModel): boolean {
+  return model.provider.kind === 'openai-compatible';
+}
+
 function policy(model: CatalogModel, req: CanonicalRequest): ExtraPolicy {
-  const compatible = model.provider.kind === 'openai-compatible';
+  const compatible = isCompatible(model);
   const forward = new Set(OPENAI_CHAT_FIELDS);
   if (compatible) {
     // vLLM and friends read top_k as Anthropic does.
@@ -162,8 +167,8 @@ export function toOpenAiChatRequest(req: CanonicalRequest, model: CatalogModel):
     }
   }
   if (req.maxOutputTokens !== undefined) {
-    body[model.provider.kind === 'openai' ? 'max_completion_tokens' : 'max_tokens'] =
-      req.maxOutputTokens;
+    // OpenAI's own API (and Azure's) wants the current field; servers that copy it, the old one.
+    body[isCompatible(model) ? 'max_tokens' : 'max_completion_tokens'] = req.maxOutputTokens;
   }
   if (req.temperature !== undefined) {
     body.temperature = req.temperature;
@@ -172,7 +177,7 @@ export function toOpenAiChatRequest(req: CanonicalRequest, model: CatalogModel):
     body.top_p = req.topP;
   }
   if (req.stop.length > 0) {
-    if (req.stop.length > MAX_STOP && model.provider.kind === 'openai') {
+    if (req.stop.length > MAX_STOP && !isCompatible(model)) {
       rejectParam(paramName(req, 'stop'), 'OpenAI Chat Completions', ` (at most ${MAX_STOP})`);
     }
     body.stop = req.stop;

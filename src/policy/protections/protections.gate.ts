@@ -1,12 +1,4 @@
-import {
-  type CanActivate,
-  type ExecutionContext,
-  Injectable,
-  SetMetadata,
-  UseGuards,
-  applyDecorators,
-} from '@nestjs/common';
-import { Reflector } from '@nestjs/core';
+import { Injectable } from '@nestjs/common';
 import { InvalidRequestError } from '../../common/errors/gateway-errors';
 import type { GatewayRequest, GatewayResponse } from '../../common/request-context';
 import type { Protection } from './protection';
@@ -19,8 +11,6 @@ import {
 import { ProtectionRegistry } from './protection-registry';
 import { ProtectionReport } from './protection-report';
 import { writeProtectionUsage } from './protection-usage';
-
-const PROTECTIONS = 'gateway:protections';
 
 /** One protection turned on for a request, with its settings. */
 export interface ActiveProtection {
@@ -45,21 +35,6 @@ export function protectionPlanOf(req: GatewayRequest): ProtectionPlan | undefine
   return plans.get(req);
 }
 
-/**
- * Turns on the protections a request names in its tools, reading the body with the
- * format's pure `extractor`. Place it between `@RequestLimits(...)` and
- * `@RequireSystemPrompt(...)`: guards run in the order S1, protections, limits, so the
- * protection tools are stripped before the limits count tools and tokens, and a blocked
- * request costs the client no quota.
- */
-export const Protections = (extractor: ProtectionExtractor): MethodDecorator =>
-  applyDecorators(SetMetadata(PROTECTIONS, extractor), UseGuards(ProtectionsGuard));
-
-/** The extractor a handler declared, if any (for tests and tooling). */
-export function protectionsExtractorOf(handler: object): ProtectionExtractor | undefined {
-  return Reflect.getMetadata(PROTECTIONS, handler) as ProtectionExtractor | undefined;
-}
-
 function duplicate(
   name: string,
   first: ProtectionTool,
@@ -74,29 +49,23 @@ function duplicate(
 }
 
 /**
- * Reads the protection tools: every protection's settings first (a bad one is a 400 that
- * costs nothing), strips the tools from the body, runs the checks before the upstream call,
- * and leaves the outgoing steps to the services through {@link protectionPlanOf}.
+ * The protections of a generation request, in two steps that the generation guard puts
+ * around the rate limits: {@link plan} reads every protection's settings (a bad one is a
+ * 400 that costs nothing) and strips the protection tools from the body, so that the limits
+ * count only the client's own tools; {@link check} then runs the checks before the upstream
+ * call (the local stages, then any paid model call). The outgoing steps are left to the
+ * serving path through {@link protectionPlanOf}.
  */
 @Injectable()
-export class ProtectionsGuard implements CanActivate {
-  constructor(
-    private readonly reflector: Reflector,
-    private readonly registry: ProtectionRegistry,
-  ) {}
+export class ProtectionsGate {
+  constructor(private readonly registry: ProtectionRegistry) {}
 
-  /** Synchronous unless a protection has a check to run: most requests carry no protection. */
-  canActivate(context: ExecutionContext): boolean | Promise<boolean> {
-    const extractor = this.reflector.get<ProtectionExtractor | undefined>(
-      PROTECTIONS,
-      context.getHandler(),
-    );
-    if (!extractor) {
-      return true;
-    }
-    const http = context.switchToHttp();
-    const req = http.getRequest<GatewayRequest>();
-    const res = http.getResponse<GatewayResponse>();
+  /** The request's plan, or undefined when no protection is on (most requests). */
+  plan(
+    extractor: ProtectionExtractor,
+    req: GatewayRequest,
+    res: GatewayResponse,
+  ): ProtectionPlan | undefined {
     const body: unknown = req.body;
     const names = this.registry.toolNames();
 
@@ -125,7 +94,7 @@ export class ProtectionsGuard implements CanActivate {
       }
     }
     if (active.length === 0) {
-      return true;
+      return undefined;
     }
     if (stripProtectionTools(body, found)) {
       // The fast paths forward the client's bytes when nothing changed: they changed.
@@ -137,16 +106,30 @@ export class ProtectionsGuard implements CanActivate {
       outgoing: active.filter((a) => a.protection.output !== undefined),
     };
     plans.set(req, plan);
-    // An error answered after this point (a later guard, the service) has no verdict to wait for.
+    // An error answered after this point (the limits, a check, the service) has no verdict to wait for.
     req.ctx.beforeErrorResponse = () => {
       plan.report.settlePending('error');
       publish(plan, req, res);
     };
-    const checks = active.filter((a) => a.protection.check !== undefined);
+    return plan;
+  }
+
+  /**
+   * Runs the plan's checks (synchronous when it has none), then lists the outgoing
+   * protections as pending and publishes the report.
+   */
+  check(
+    plan: ProtectionPlan,
+    extractor: ProtectionExtractor,
+    req: GatewayRequest,
+    res: GatewayResponse,
+  ): true | Promise<true> {
+    const checks = plan.active.filter((a) => a.protection.check !== undefined);
     if (checks.length === 0) {
       settle(plan, req, res);
       return true;
     }
+    const body: unknown = req.body;
     return runChecks(checks, plan, () => extractor.parts(body), req, res);
   }
 }
@@ -158,13 +141,13 @@ async function runChecks(
   readParts: () => LabeledPart[],
   req: GatewayRequest,
   res: GatewayResponse,
-): Promise<boolean> {
+): Promise<true> {
   const ctx = { req, res, report: plan.report };
   let parts: LabeledPart[] | undefined;
   const partsOnce = (): LabeledPart[] => (parts ??= readParts());
   try {
     for (const { protection, settings } of checks) {
-      await protection.check!(settings, partsOnce, ctx);
+      await protection.check?.(settings, partsOnce, ctx);
     }
   } catch (error) {
     publish(plan, req, res);

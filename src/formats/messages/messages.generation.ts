@@ -1,0 +1,15 @@
+import { messagesLimitFacts } from '../../limits/extractors/messages.limits';
+import { messagesProtections } from '../../policy/protections/extractors/messages.protections';
+import { messagesSystemPrompt } from '../../policy/system-prompt.rule';
+import type { GenerationFacts } from '../shared/generation.guard';
+import type { MessagesRequestDto } from './messages-request.dto';
+import { validateMessagesRequest } from './messages-request.validation';
+
+/** What admitting a Messages request reads from its body. */
+export const messagesGeneration: GenerationFacts<MessagesRequestDto> = {
+  format: 'messages',
+  validate: validateMessagesRequest,
+  systemPrompt: messagesSystemPrompt,
+  limits: messagesLimitFacts,
+  protections: messagesProtections,
+};

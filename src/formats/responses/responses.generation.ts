@@ -1,0 +1,15 @@
+import { responsesLimitFacts } from '../../limits/extractors/responses.limits';
+import { responsesProtections } from '../../policy/protections/extractors/responses.protections';
+import { responsesSystemPrompt } from '../../policy/system-prompt.rule';
+import type { GenerationFacts } from '../shared/generation.guard';
+import type { ResponsesRequestDto } from './responses-request.dto';
+import { validateResponsesRequest } from './responses-request.validation';
+
+/** What admitting a Responses request reads from its body. */
+export const responsesGeneration: GenerationFacts<ResponsesRequestDto> = {
+  format: 'responses',
+  validate: validateResponsesRequest,
+  systemPrompt: responsesSystemPrompt,
+  limits: responsesLimitFacts,
+  protections: responsesProtections,
+};

@@ -96,15 +96,25 @@ function spanAttributes(
     'gateway.request_id': req.ctx.requestId,
     'gateway.outcome': f.outcome,
   };
-  if (req.ctx.keyId !== undefined) a['gateway.key_id'] = req.ctx.keyId;
-  if (f.stream !== undefined) a['gateway.stream'] = f.stream;
-  if (f.protections !== undefined) a['gateway.protections'] = f.protections;
+  if (req.ctx.keyId !== undefined) {
+    a['gateway.key_id'] = req.ctx.keyId;
+  }
+  if (f.stream !== undefined) {
+    a['gateway.stream'] = f.stream;
+  }
+  if (f.protections !== undefined) {
+    a['gateway.protections'] = f.protections;
+  }
   if (f.model !== undefined) {
     a['gen_ai.operation.name'] = 'chat';
     a['gen_ai.request.model'] = f.model;
   }
-  if (upstreamModel !== undefined) a['gen_ai.response.model'] = upstreamModel;
-  if (f.provider !== undefined) a['gen_ai.provider.name'] = f.provider;
+  if (upstreamModel !== undefined) {
+    a['gen_ai.response.model'] = upstreamModel;
+  }
+  if (f.provider !== undefined) {
+    a['gen_ai.provider.name'] = f.provider;
+  }
   const u = f.usage;
   if (u !== undefined) {
     a['gen_ai.usage.input_tokens'] = u.inputTokens;
@@ -115,8 +125,12 @@ function spanAttributes(
     if (u.cacheWriteInputTokens !== undefined) {
       a['gen_ai.usage.cache_creation.input_tokens'] = u.cacheWriteInputTokens;
     }
-    if (u.reasoningTokens !== undefined) a['gen_ai.usage.reasoning_tokens'] = u.reasoningTokens;
+    if (u.reasoningTokens !== undefined) {
+      a['gen_ai.usage.reasoning_tokens'] = u.reasoningTokens;
+    }
   }
-  if (f.costUsd !== undefined) a['gateway.cost_usd'] = f.costUsd;
+  if (f.costUsd !== undefined) {
+    a['gateway.cost_usd'] = f.costUsd;
+  }
   return a;
 }

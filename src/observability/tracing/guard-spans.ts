@@ -17,7 +17,8 @@ export function traceGuards(guards: readonly (readonly [Type<CanActivate>, strin
     if (proto[WRAPPED]) {
       continue;
     }
-    const original = proto.canActivate;
+    const original = Object.getOwnPropertyDescriptor(guard.prototype, 'canActivate')
+      ?.value as CanActivate['canActivate'];
     proto.canActivate = function (this: CanActivate, context: ExecutionContext) {
       const trace =
         context.getType() === 'http'

@@ -9,11 +9,12 @@ import {
 } from '@opentelemetry/api';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { GatewayError } from '../../common/errors/gateway-errors';
+import { own, setOwn } from '../../common/own';
 
 const propagator = new W3CTraceContextPropagator();
 const setter = {
   set(carrier: Record<string, string>, key: string, value: string): void {
-    carrier[key] = value;
+    setOwn(carrier, key, value);
   },
 };
 
@@ -155,10 +156,10 @@ export function failSpan(span: Span, error: unknown): void {
 /** The W3C trace context a client sent, as the parent of the request span. */
 export function clientContext(root: Context, headers: Record<string, unknown>): Context {
   return propagator.extract(root, headers, {
-    keys: (carrier) => Object.keys(carrier),
-    get: (carrier, key) => {
-      const value = carrier[key];
-      return typeof value === 'string' || Array.isArray(value) ? (value as string) : undefined;
+    keys: (carrier: Record<string, unknown>) => Object.keys(carrier),
+    get: (carrier: Record<string, unknown>, key: string) => {
+      const value = own(carrier, key);
+      return typeof value === 'string' ? value : undefined;
     },
   });
 }

@@ -8,6 +8,7 @@ import { ChatCompletionsModule } from './formats/chat-completions/chat-completio
 import { HealthModule } from './health/health.module';
 import { LimitsModule } from './limits/limits.module';
 import { ObservabilityModule } from './observability/observability.module';
+import { OpenApiModule } from './openapi/openapi.module';
 import { MessagesModule } from './formats/messages/messages.module';
 import { ResponsesModule } from './formats/responses/responses.module';
 import { PolicyModule } from './policy/policy.module';
@@ -26,6 +27,7 @@ import { UpstreamModule } from './upstream/upstream.module';
     ResponsesModule,
     MessagesModule,
     ObservabilityModule,
+    OpenApiModule,
   ],
   providers: [{ provide: APP_FILTER, useClass: GlobalExceptionFilter }],
 })

@@ -9,7 +9,7 @@ import { MetricsController } from './metrics/metrics.controller';
 import { MetricsServer } from './metrics/metrics-server';
 import { MetricsService } from './metrics/metrics.service';
 import { StateMetrics } from './metrics/state-metrics';
-import { observabilityConfig } from './observability.config';
+import { observabilityConfig } from '../config/observability.config';
 import { RequestObserver } from './request-observer';
 import { traceGuards } from './tracing/guard-spans';
 import { TracingService } from './tracing/tracing.service';

@@ -8,7 +8,7 @@ import {
   type OnApplicationShutdown,
 } from '@nestjs/common';
 import type { ConfigType } from '@nestjs/config';
-import { observabilityConfig } from '../observability.config';
+import { observabilityConfig } from '../../config/observability.config';
 import { MetricsService } from './metrics.service';
 
 /**

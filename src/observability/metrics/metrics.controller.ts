@@ -4,7 +4,7 @@ import type { ConfigType } from '@nestjs/config';
 import type { Request, Response } from 'express';
 import { Public } from '../../auth/public.decorator';
 import { AuthenticationError, RouteNotFoundError } from '../../common/errors/gateway-errors';
-import { observabilityConfig } from '../observability.config';
+import { observabilityConfig } from '../../config/observability.config';
 import { MetricsService } from './metrics.service';
 
 /** Compares digests, so neither the length nor the content of the token leaks by timing. */

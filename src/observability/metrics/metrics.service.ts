@@ -11,7 +11,7 @@ import {
   type HistogramConfiguration,
 } from 'prom-client';
 import type { CanonicalUsage } from '../../core/canonical';
-import { observabilityConfig } from '../observability.config';
+import { observabilityConfig } from '../../config/observability.config';
 import { MetricChildren } from './metric-children';
 
 /**

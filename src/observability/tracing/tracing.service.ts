@@ -4,7 +4,7 @@ import { ROOT_CONTEXT, SpanKind, type Tracer } from '@opentelemetry/api';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { detectResources, envDetector, resourceFromAttributes } from '@opentelemetry/resources';
 import { BasicTracerProvider, BatchSpanProcessor } from '@opentelemetry/sdk-trace-base';
-import { observabilityConfig } from '../observability.config';
+import { observabilityConfig } from '../../config/observability.config';
 import { observedRequest } from '../observed-request';
 import { RequestTrace, clientContext } from './request-trace';
 

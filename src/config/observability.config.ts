@@ -1,8 +1,8 @@
 import { registerAs } from '@nestjs/config';
 import { Expose, Transform, Type } from 'class-transformer';
 import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Max, Min, MinLength } from 'class-validator';
-import { ConfigValidationError } from '../config';
-import { collectEnvProblems, readNamespace } from '../config/validate-env';
+import { ConfigValidationError } from './index';
+import { collectEnvProblems, readNamespace } from './validate-env';
 
 const bool = ({ value }: { value: unknown }): unknown =>
   typeof value === 'string' ? ['1', 'true', 'yes', 'on'].includes(value.toLowerCase()) : value;

@@ -7,6 +7,8 @@ import { gatewayConfigModule } from './config';
 import { ChatCompletionsModule } from './formats/chat-completions/chat-completions.module';
 import { HealthModule } from './health/health.module';
 import { LimitsModule } from './limits/limits.module';
+import { ObservabilityModule } from './observability/observability.module';
+import { OpenApiModule } from './openapi/openapi.module';
 import { MessagesModule } from './formats/messages/messages.module';
 import { ResponsesModule } from './formats/responses/responses.module';
 import { PolicyModule } from './policy/policy.module';
@@ -24,6 +26,8 @@ import { UpstreamModule } from './upstream/upstream.module';
     ChatCompletionsModule,
     ResponsesModule,
     MessagesModule,
+    ObservabilityModule,
+    OpenApiModule,
   ],
   providers: [{ provide: APP_FILTER, useClass: GlobalExceptionFilter }],
 })

@@ -13,6 +13,8 @@ import type { GatewayRequest } from './common/request-context';
 import type { AllConfig } from './config';
 import { ApiKeyService } from './auth/api-key.service';
 import { authenticate } from './auth/authenticate';
+import { RequestObserver } from './observability/request-observer';
+import { TracingService } from './observability/tracing/tracing.service';
 
 /**
  * HTTP plumbing shared by main.ts and the e2e tests: request context and access log
@@ -24,7 +26,7 @@ export function configureApp(app: NestExpressApplication, logger: Logger): INest
   const { maxBodySize, corsOrigins } = config.get('app', { infer: true });
   app.disable('x-powered-by');
   app.set('etag', false);
-  app.use(requestContextMiddleware(logger));
+  app.use(requestContextMiddleware(logger, app.get(RequestObserver)));
   if (corsOrigins.length > 0) {
     app.enableCors({
       origin: corsOrigins.includes('*') ? true : corsOrigins,
@@ -38,9 +40,14 @@ export function configureApp(app: NestExpressApplication, logger: Logger): INest
   // answer is left to routing, so that a path that does not exist is a 404 whatever the
   // key, and an existing one gets the global AuthGuard's 401 before its handler runs.
   const keys = app.get(ApiKeyService);
+  const tracing = app.get(TracingService);
   app.use((req: Request, _res: Response, next: NextFunction) => {
     try {
-      (req as GatewayRequest).ctx.keyId = authenticate(req.headers, keys).id;
+      (req as GatewayRequest).ctx.keyId = (
+        tracing.enabled
+          ? tracing.step(req, 'gateway.auth', () => authenticate(req.headers, keys))
+          : authenticate(req.headers, keys)
+      ).id;
     } catch {
       // no key yet: see above
     }

@@ -20,15 +20,7 @@ const read = (...parts: string[]): string => readFileSync(join(ROOT, ...parts), 
  * Variables read by modules still being built. Each joins the config schema (an @Expose()
  * property of a src/config/*.config.ts class) with its module, and leaves this list then.
  */
-const PENDING_ENV_NAMES = [
-  'DATABASE_URL',
-  'DATA_DIR',
-  'GATEWAY_ADMIN_TOKEN',
-  'METRICS_TOKEN',
-  'METRICS_PORT',
-  'OTEL_EXPORTER_OTLP_ENDPOINT',
-  'OTEL_SERVICE_NAME',
-];
+const PENDING_ENV_NAMES = ['DATABASE_URL', 'DATA_DIR', 'GATEWAY_ADMIN_TOKEN'];
 
 type Obj = Record<string, any>;
 

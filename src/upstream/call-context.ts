@@ -1,5 +1,6 @@
 import { FlowControl } from '../common/sse/flow-control';
 import type { GatewayRequest, GatewayResponse } from '../common/request-context';
+import { linkUpstreamSignal } from '../observability/observed-request';
 import type { CallContext } from './provider.interface';
 
 /**
@@ -12,6 +13,8 @@ import type { CallContext } from './provider.interface';
 export function createCallContext(req: GatewayRequest, res: GatewayResponse): CallContext {
   const controller = new AbortController();
   res.once('close', () => controller.abort());
+  // Lets the upstream client attribute its timing and trace span to this request.
+  linkUpstreamSignal(controller.signal, req);
   return {
     requestId: req.ctx.requestId,
     signal: controller.signal,

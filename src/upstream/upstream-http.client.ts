@@ -5,6 +5,7 @@ import { Agent } from 'undici';
 import type { StreamFraming } from '../catalog/provider-kind';
 import type { SseFrame } from '../common/sse/sse-writer';
 import type { AllConfig } from '../config';
+import { observedBySignal } from '../observability/observed-request';
 import type { CallContext } from './provider.interface';
 import { Redactor } from './redactor';
 import { sseFrames } from './sse-source';
@@ -71,17 +72,28 @@ export class UpstreamHttpClient implements OnApplicationShutdown {
 
   /** Sends the request; resolves with any HTTP status, rejects with typed errors. */
   async send(req: UpstreamRequest): Promise<UpstreamResponse> {
+    // The client request this call serves, if any: metrics time the call, and a trace
+    // gets a CLIENT span whose `traceparent` goes upstream.
+    const observed = observedBySignal(req.signal);
+    const headers =
+      observed === undefined
+        ? req.headers
+        : observed.upstreamStarted(req.method, req.url, req.headers);
     try {
-      return await this.agent.request({
+      const res = await this.agent.request({
         origin: new URL(req.url).origin,
         path: req.url.slice(req.url.indexOf('/', req.url.indexOf('//') + 2)),
         method: req.method,
-        headers: req.headers,
+        headers,
         body: req.body,
         signal: req.signal,
       });
+      observed?.upstreamResponded(res.statusCode, res.body);
+      return res;
     } catch (e) {
-      throw mapTransportError(e, req.signal);
+      const error = mapTransportError(e, req.signal);
+      observed?.upstreamFailed(error);
+      throw error;
     }
   }
 

@@ -3,6 +3,16 @@ import type { NextFunction, Request, Response } from 'express';
 import type { Logger } from 'pino';
 import type { GatewayRequest } from '../request-context';
 
+/** Metrics and traces, told when each request starts and ends (see RequestObserver). */
+export interface RequestHooks {
+  started(req: GatewayRequest): void;
+  ended(
+    req: GatewayRequest,
+    res: Response,
+    end: { latencyMs: number; outcome: 'completed' | 'client_closed' },
+  ): void;
+}
+
 const CLIENT_REQUEST_ID = /^[\w.:-]{1,128}$/;
 
 /**
@@ -11,7 +21,7 @@ const CLIENT_REQUEST_ID = /^[\w.:-]{1,128}$/;
  * reads), and writes one access-log line when the response is over. The line carries
  * ids, model, provider, status, latency and token usage; never bodies or keys.
  */
-export function requestContextMiddleware(logger: Logger) {
+export function requestContextMiddleware(logger: Logger, hooks?: RequestHooks) {
   return (request: Request, res: Response, next: NextFunction): void => {
     const req = request as GatewayRequest;
     const incoming = req.headers['x-request-id'];
@@ -22,9 +32,11 @@ export function requestContextMiddleware(logger: Logger) {
     req.ctx = { requestId, startedAt: process.hrtime.bigint() };
     res.setHeader('x-request-id', requestId);
     res.setHeader('request-id', requestId);
+    hooks?.started(req);
     res.once('close', () => {
       const ctx = req.ctx;
       const latencyMs = Number(process.hrtime.bigint() - ctx.startedAt) / 1e6;
+      const outcome = res.writableFinished ? 'completed' : 'client_closed';
       logger.info(
         {
           requestId,
@@ -32,7 +44,7 @@ export function requestContextMiddleware(logger: Logger) {
           path: req.path,
           status: res.statusCode,
           latencyMs: Math.round(latencyMs * 100) / 100,
-          outcome: res.writableFinished ? 'completed' : 'client_closed',
+          outcome,
           keyId: ctx.keyId,
           model: ctx.model,
           provider: ctx.provider,
@@ -44,6 +56,7 @@ export function requestContextMiddleware(logger: Logger) {
         },
         'request',
       );
+      hooks?.ended(req, res, { latencyMs, outcome });
     });
     next();
   };

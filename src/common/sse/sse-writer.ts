@@ -1,6 +1,7 @@
 import { Logger } from '@nestjs/common';
 import type { Response } from 'express';
 import type { Observable, Subscription } from 'rxjs';
+import { markFirstEvent } from '../../observability/observed-request';
 import { GatewayError } from '../errors/gateway-errors';
 import { normalizeError } from '../errors/normalize-error';
 import type { GatewayRequest } from '../request-context';
@@ -104,6 +105,7 @@ class SseResponse {
   private finished = false;
   private readonly registry: ActiveStreams | undefined;
   private subscription: Subscription | undefined;
+  private sentFrame = false;
   private timer: NodeJS.Timeout | undefined;
   private readonly onDrain = (): void => this.opts.flow.resume();
   private readonly onClose = (): void => {
@@ -158,6 +160,11 @@ class SseResponse {
     // 'close' is emitted asynchronously, so onClose never runs before this assignment.
     this.subscription = frames.subscribe({
       next: (frame) => {
+        if (!this.sentFrame) {
+          // Time to first token, for metrics and the trace.
+          this.sentFrame = true;
+          markFirstEvent(this.res.req);
+        }
         this.timer?.refresh();
         this.write(encodeFrame(frame));
       },

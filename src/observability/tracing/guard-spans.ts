@@ -1,0 +1,33 @@
+import type { CanActivate, ExecutionContext, Type } from '@nestjs/common';
+import { observedRequest } from '../observed-request';
+
+const WRAPPED = Symbol('gateway.traced');
+
+type Wrappable = CanActivate & { [WRAPPED]?: true };
+
+/**
+ * Gives each guard's `canActivate` a child span of the request span, without touching the
+ * guards (the auth, protections and limits modules are owned elsewhere): the method is
+ * wrapped on the prototype, once per process, and only when some gateway in the process
+ * has tracing on. A request without a trace pays one WeakMap lookup.
+ */
+export function traceGuards(guards: readonly (readonly [Type<CanActivate>, string])[]): void {
+  for (const [guard, spanName] of guards) {
+    const proto = guard.prototype as Wrappable;
+    if (proto[WRAPPED]) {
+      continue;
+    }
+    const original = Object.getOwnPropertyDescriptor(guard.prototype, 'canActivate')
+      ?.value as CanActivate['canActivate'];
+    proto.canActivate = function (this: CanActivate, context: ExecutionContext) {
+      const trace =
+        context.getType() === 'http'
+          ? observedRequest(context.switchToHttp().getRequest<object>())?.trace
+          : undefined;
+      return trace === undefined
+        ? original.call(this, context)
+        : trace.step(spanName, () => original.call(this, context));
+    };
+    proto[WRAPPED] = true;
+  }
+}

@@ -1,0 +1,71 @@
+import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
+import type { ConfigType } from '@nestjs/config';
+import { ROOT_CONTEXT, SpanKind, type Tracer } from '@opentelemetry/api';
+import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
+import { detectResources, envDetector, resourceFromAttributes } from '@opentelemetry/resources';
+import { BasicTracerProvider, BatchSpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { observabilityConfig } from '../../config/observability.config';
+import { observedRequest } from '../observed-request';
+import { RequestTrace, clientContext } from './request-trace';
+
+/**
+ * OpenTelemetry tracing, off unless an OTLP endpoint is configured with the standard
+ * `OTEL_*` variables (which the exporter, sampler and batch processor read themselves).
+ * The provider belongs to this app and is not registered globally: spans reach their
+ * parent through the request (see ObservedRequest), not through async context, so
+ * nothing (no async hooks, no context manager) runs when tracing is off.
+ */
+@Injectable()
+export class TracingService implements OnApplicationShutdown {
+  readonly enabled: boolean;
+  private readonly provider?: BasicTracerProvider;
+  private readonly tracer?: Tracer;
+
+  constructor(@Inject(observabilityConfig.KEY) config: ConfigType<typeof observabilityConfig>) {
+    this.enabled = config.tracingEnabled;
+    if (!this.enabled) {
+      return;
+    }
+    const resource = resourceFromAttributes({ 'service.name': config.serviceName }).merge(
+      detectResources({ detectors: [envDetector] }),
+    );
+    this.provider = new BasicTracerProvider({
+      resource,
+      spanProcessors: [new BatchSpanProcessor(new OTLPTraceExporter())],
+    });
+    this.tracer = this.provider.getTracer('reasoning-inference-gateway');
+    new Logger('Tracing').log(`Tracing on: OTLP/HTTP export as '${config.serviceName}'`);
+  }
+
+  /** Starts the SERVER span of a request, child of the client's `traceparent` if any. */
+  startRequest(method: string, headers: Record<string, unknown>): RequestTrace | undefined {
+    if (this.tracer === undefined) {
+      return undefined;
+    }
+    const parent = clientContext(ROOT_CONTEXT, headers);
+    const span = this.tracer.startSpan(
+      `${method} gateway`,
+      { kind: SpanKind.SERVER, attributes: { 'http.request.method': method } },
+      parent,
+    );
+    return new RequestTrace(this.tracer, span, parent);
+  }
+
+  /**
+   * Runs `run` in a child span of the request's span when the request is traced. Call
+   * sites check {@link enabled} first, so that with tracing off they pay nothing.
+   */
+  step<T>(req: object, name: string, run: () => T): T {
+    const trace = observedRequest(req)?.trace;
+    return trace === undefined ? run() : trace.step(name, run);
+  }
+
+  /** Sends what is still buffered (tests; shutdown does it too). */
+  async flush(): Promise<void> {
+    await this.provider?.forceFlush();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.provider?.shutdown();
+  }
+}

@@ -12,7 +12,7 @@ interface Layer {
 
 /** Every (METHOD, /path/{param}) the running app's Express router has. */
 function registeredRoutes(gw: TestGateway): string[] {
-  const app = gw.app.getHttpAdapter().getInstance<Application>();
+  const app = gw.app.getHttpAdapter().getInstance() as Application;
   const stack = (app as unknown as { router: { stack: Layer[] } }).router.stack;
   const routes: string[] = [];
   for (const layer of stack) {

@@ -109,7 +109,20 @@ describe('OpenTelemetry traces exported over OTLP/HTTP', () => {
     const traceId = randomBytes(16).toString('hex');
     const clientSpan = randomBytes(8).toString('hex');
     const res = await post(
-      { model: 'test-gpt', messages: [SYSTEM, { role: 'user', content: SECRET_PROMPT }] },
+      {
+        model: 'test-gpt',
+        messages: [SYSTEM, { role: 'user', content: SECRET_PROMPT }],
+        // A protection, so that its check gets a span too.
+        tools: [
+          {
+            type: 'function',
+            function: {
+              name: 'prompt_injection_protection',
+              parameters: { type: 'object', properties: {} },
+            },
+          },
+        ],
+      },
       { traceparent: `00-${traceId}-${clientSpan}-01` },
     );
     expect(res.status).toBe(200);
@@ -136,6 +149,7 @@ describe('OpenTelemetry traces exported over OTLP/HTTP', () => {
     expect(children).toEqual(
       expect.arrayContaining([
         'gateway.auth',
+        'gateway.admission',
         'gateway.protections',
         'gateway.limits',
         'upstream POST',

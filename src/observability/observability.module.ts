@@ -2,9 +2,7 @@ import { type CanActivate, Global, Module, type OnModuleInit, type Type } from '
 import { ConfigModule } from '@nestjs/config';
 import { AuthGuard } from '../auth/auth.guard';
 import { CatalogModule } from '../catalog/catalog.module';
-import { RequestLimitsGuard } from '../limits/request-limits.guard';
-import { ProtectionsGuard } from '../policy/protections/protections.guard';
-import { SystemPromptGuard } from '../policy/system-prompt.guard';
+import { GenerationGuard } from '../formats/shared/generation.guard';
 import { MetricsController } from './metrics/metrics.controller';
 import { MetricsServer } from './metrics/metrics-server';
 import { MetricsService } from './metrics/metrics.service';
@@ -17,9 +15,8 @@ import { TracingService } from './tracing/tracing.service';
 /** Guards that get a child span each when tracing is on, and the span's name. */
 const TRACED_GUARDS: readonly (readonly [Type<CanActivate>, string])[] = [
   [AuthGuard, 'gateway.auth_guard'],
-  [SystemPromptGuard, 'gateway.system_prompt'],
-  [ProtectionsGuard, 'gateway.protections'],
-  [RequestLimitsGuard, 'gateway.limits'],
+  // Model eligibility, validation, rule S1, limits and the protections' checks, in order.
+  [GenerationGuard, 'gateway.admission'],
 ];
 
 /**

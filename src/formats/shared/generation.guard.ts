@@ -15,6 +15,7 @@ import type { LimitsExtractor } from '../../limits/limit-facts';
 import { LimitsService } from '../../limits/limits.service';
 import { REQUEST_LIMITS } from '../../limits/request-limits.guard';
 import type { ProtectionExtractor } from '../../policy/protections/protection-facts';
+import { TracingService } from '../../observability/tracing/tracing.service';
 import { ProtectionsGate } from '../../policy/protections/protections.gate';
 import type { SystemPromptCheck } from '../../policy/system-prompt.rule';
 
@@ -61,6 +62,7 @@ export class GenerationGuard implements CanActivate {
     private readonly catalog: CatalogService,
     private readonly limits: LimitsService,
     private readonly protections: ProtectionsGate,
+    private readonly tracing: TracingService,
   ) {}
 
   canActivate(context: ExecutionContext): true | Promise<true> {
@@ -83,13 +85,18 @@ export class GenerationGuard implements CanActivate {
       throw new MissingSystemPromptError(violation.message, violation.param);
     }
     const plan = this.protections.plan(facts.protections, req, res);
-    const admitted = this.limits.admit(facts.limits(body, req.query), req, res);
+    const admit = (): true | Promise<true> =>
+      this.limits.admit(facts.limits(body, req.query), req, res);
+    const admitted = this.tracing.enabled
+      ? this.tracing.step(req, 'gateway.limits', admit)
+      : admit();
     if (plan === undefined) {
       return admitted;
     }
-    if (admitted === true) {
-      return this.protections.check(plan, facts.protections, req, res);
-    }
-    return admitted.then(() => this.protections.check(plan, facts.protections, req, res));
+    const check = (): true | Promise<true> =>
+      this.protections.check(plan, facts.protections, req, res);
+    const checked = (): true | Promise<true> =>
+      this.tracing.enabled ? this.tracing.step(req, 'gateway.protections', check) : check();
+    return admitted === true ? checked() : admitted.then(checked);
   }
 }

@@ -39,8 +39,21 @@ export function configureApp(app: NestExpressApplication, logger: Logger): INest
   // key, and an existing one gets the global AuthGuard's 401 before its handler runs.
   const keys = app.get(ApiKeyService);
   app.use((req: Request, _res: Response, next: NextFunction) => {
+    const ctx = (req as GatewayRequest).ctx;
     try {
-      (req as GatewayRequest).ctx.keyId = authenticate(req.headers, keys).id;
+      const info = authenticate(req.headers, keys);
+      if (info instanceof Promise) {
+        // A managed key missing from the cache: one store lookup, then on.
+        info.then(
+          (i) => {
+            ctx.keyId = i.id;
+            next();
+          },
+          () => next(),
+        );
+        return;
+      }
+      ctx.keyId = info.id;
     } catch {
       // no key yet: see above
     }

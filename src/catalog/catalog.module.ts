@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
+import { AuthModule } from '../auth/auth.module';
 import type { AllConfig } from '../config';
 import { loadCatalog } from './catalog.loader';
 import { CATALOG, CatalogService } from './catalog.service';
@@ -7,6 +8,8 @@ import { ModelsController } from './models.controller';
 
 /** Loads and validates the catalog file at boot; a bad file stops the boot. */
 @Module({
+  // For the key's model scope in GET /v1/models.
+  imports: [AuthModule],
   controllers: [ModelsController],
   providers: [
     {

@@ -1,7 +1,10 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { FakeUpstream } from './support/fake-upstream';
-import { chatCompletion } from './support/chat-fixtures';
+import { chatCompletion, textStream } from './support/chat-fixtures';
 import { anthropicMessage } from './support/anthropic-fixtures';
 import { startGateway, TEST_KEY, type TestGateway } from './support/gateway';
 import {
@@ -282,7 +285,7 @@ function keyStoreSuite(setup: () => Promise<Backend>): void {
     );
     expect(anthropicErr).toBeInstanceOf(Anthropic.RateLimitError);
     expect(anthropicErr.error.error.type).toBe('rate_limit_error');
-    const self = await (
+    const self: any = await (
       await fetch(`${gw.baseURL}/key`, { headers: { authorization: `Bearer ${key}` } })
     ).json();
     expect(self.data).toMatchObject({
@@ -310,6 +313,50 @@ function keyStoreSuite(setup: () => Promise<Backend>): void {
       1000,
       'the raised budget',
     );
+  });
+
+  it('records an estimated cost, marked, when the client leaves a stream before usage arrives', async () => {
+    upstream.on('/v1/chat/completions', () => ({
+      sse: textStream('upstream-gpt', ['Hel', 'lo'], false),
+      after: 'hold',
+    }));
+    const { id, key } = await createKey(gw, { name: 'leaver' });
+    try {
+      const controller = new AbortController();
+      const stream = await openai(key).chat.completions.create(
+        {
+          model: 'test-gpt',
+          max_tokens: 100,
+          stream: true,
+          messages: [SYSTEM, { role: 'user', content: 'Hi' }],
+        },
+        { signal: controller.signal },
+      );
+      for await (const _chunk of stream) {
+        controller.abort();
+      }
+    } catch {
+      // the abort
+    } finally {
+      upstream.on('/v1/chat/completions', () => ({
+        json: chatCompletion('upstream-gpt', 'Hello there', { usage: CHAT_USAGE }),
+      }));
+    }
+    const { value: row } = await eventually(
+      async () => (await admin(gw, 'GET', `/usage/requests?key_id=${id}`)).body.data[0],
+      5000,
+      'the aborted request row',
+    );
+    expect(row).toMatchObject({
+      outcome: 'client_aborted',
+      cost_estimated: true,
+      stream: true,
+      output_tokens: 100,
+    });
+    expect(row.input_tokens).toBeGreaterThan(0);
+    // 100 reserved output tokens at $10 per million, plus the prompt estimate at $1.25.
+    expect(row.cost_usd).toBeCloseTo(0.001 + (row.input_tokens * 1.25) / 1e6, 9);
+    expect(row.ttft_ms).not.toBeNull();
   });
 
   it('rejects bad admin input with a 400 naming the field', async () => {
@@ -345,11 +392,43 @@ function keyStoreSuite(setup: () => Promise<Backend>): void {
       body: '{"name":',
     });
     expect(bad.status).toBe(400);
-    expect((await bad.json()).error).toBeDefined();
+    expect(((await bad.json()) as any).error).toMatchObject({ type: 'invalid_request_error' });
   });
 }
 
 describe('key store on PGlite (no DATABASE_URL)', () => {
+  it('keeps its keys and ledger across a restart in DATA_DIR', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'gw-data-'));
+    const env = {
+      CATALOG_PATH: pricedCatalog('http://127.0.0.1:9'),
+      GATEWAY_ADMIN_TOKEN: ADMIN_TOKEN,
+      KEY_STORE: 'database',
+      DATA_DIR: dataDir,
+      USAGE_FLUSH_INTERVAL_MS: '60000', // only the shutdown flush writes the row
+    };
+    let gw = await startGateway(env);
+    const { id, key } = await createKey(gw, { name: 'durable' });
+    await new OpenAI({ baseURL: gw.baseURL, apiKey: key, maxRetries: 0 }).chat.completions.create({
+      model: 'local-echo-gpt',
+      messages: [SYSTEM, { role: 'user', content: 'Hi' }],
+    });
+    await gw.close();
+    gw = await startGateway(env);
+    try {
+      const models = await new OpenAI({
+        baseURL: gw.baseURL,
+        apiKey: key,
+        maxRetries: 0,
+      }).models.list();
+      expect(models.data.length).toBeGreaterThan(0);
+      const usage = await admin(gw, 'GET', `/usage?key_id=${id}`);
+      expect(usage.body.totals.requests).toBe(1);
+    } finally {
+      await gw.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  }, 90_000);
+
   keyStoreSuite(() =>
     Promise.resolve({
       env: { KEY_STORE: 'database', DATA_DIR: 'memory://' },

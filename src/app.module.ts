@@ -2,6 +2,10 @@ import { Module } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
 import { AuthModule } from './auth/auth.module';
 import { CatalogModule } from './catalog/catalog.module';
+import { AdminModule } from './admin/admin.module';
+import { DbModule } from './db/db.module';
+import { KeysModule } from './keys/keys.module';
+import { UsageModule } from './usage/usage.module';
 import { GlobalExceptionFilter } from './common/errors/global-exception.filter';
 import { gatewayConfigModule } from './config';
 import { ChatCompletionsModule } from './formats/chat-completions/chat-completions.module';
@@ -17,6 +21,9 @@ import { UpstreamModule } from './upstream/upstream.module';
 @Module({
   imports: [
     gatewayConfigModule(),
+    DbModule,
+    KeysModule,
+    UsageModule,
     CatalogModule,
     AuthModule,
     PolicyModule,
@@ -28,6 +35,7 @@ import { UpstreamModule } from './upstream/upstream.module';
     MessagesModule,
     ObservabilityModule,
     OpenApiModule,
+    AdminModule,
   ],
   providers: [{ provide: APP_FILTER, useClass: GlobalExceptionFilter }],
 })

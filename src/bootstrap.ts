@@ -15,6 +15,7 @@ import { ApiKeyService } from './auth/api-key.service';
 import { authenticate } from './auth/authenticate';
 import { RequestObserver } from './observability/request-observer';
 import { TracingService } from './observability/tracing/tracing.service';
+import { UsagePipeline } from './usage/usage.module';
 
 /**
  * HTTP plumbing shared by main.ts and the e2e tests: request context and access log
@@ -27,6 +28,12 @@ export function configureApp(app: NestExpressApplication, logger: Logger): INest
   app.disable('x-powered-by');
   app.set('etag', false);
   app.use(requestContextMiddleware(logger, app.get(RequestObserver)));
+  // The usage ledger's row per generation request (absent when KEY_STORE=off). A plain
+  // middleware, not a route-bound Nest one, which would match every path as a route.
+  const recorder = app.get(UsagePipeline).recorder;
+  if (recorder !== null) {
+    app.use(recorder.middleware);
+  }
   if (corsOrigins.length > 0) {
     app.enableCors({
       origin: corsOrigins.includes('*') ? true : corsOrigins,
@@ -42,12 +49,23 @@ export function configureApp(app: NestExpressApplication, logger: Logger): INest
   const keys = app.get(ApiKeyService);
   const tracing = app.get(TracingService);
   app.use((req: Request, _res: Response, next: NextFunction) => {
+    const ctx = (req as GatewayRequest).ctx;
     try {
-      (req as GatewayRequest).ctx.keyId = (
-        tracing.enabled
-          ? tracing.step(req, 'gateway.auth', () => authenticate(req.headers, keys))
-          : authenticate(req.headers, keys)
-      ).id;
+      const info = tracing.enabled
+        ? tracing.step(req, 'gateway.auth', () => authenticate(req.headers, keys))
+        : authenticate(req.headers, keys);
+      if (info instanceof Promise) {
+        // A managed key missing from the cache: one store lookup, then on.
+        info.then(
+          (i) => {
+            ctx.keyId = i.id;
+            next();
+          },
+          () => next(),
+        );
+        return;
+      }
+      ctx.keyId = info.id;
     } catch {
       // no key yet: see above
     }

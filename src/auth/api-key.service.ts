@@ -1,8 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import type { AllConfig } from '../config';
+import type { KeyBudget, KeyScope } from './key-policy';
 import { type KeysFile, type LimitOverrides, loadKeysFile, sha256Hex } from './keys-file';
+import { type KeyVerdict, MANAGED_KEYS, type ManagedKeyLookup, UNKNOWN_KEY } from './managed-keys';
 
 /** What the gateway knows about an accepted client key. */
 export interface ApiKeyInfo {
@@ -14,6 +16,14 @@ export interface ApiKeyInfo {
   limits: LimitOverrides;
   /** Limits per model for this key, counted apart from (and on top of) `limits`. */
   modelLimits: ReadonlyMap<string, LimitOverrides>;
+  /** `static`: GATEWAY_API_KEYS or the keys file; `managed`: the admin API (absent: static). */
+  source?: 'static' | 'managed';
+  /** Models and endpoints the key may use; absent: all of them. */
+  scope?: KeyScope;
+  /** Spending cap per period; absent: none. */
+  budget?: KeyBudget;
+  /** Epoch milliseconds after which the key is refused as expired. */
+  expiresAt?: number;
 }
 
 const NO_FILE: KeysFile = { defaults: {}, models: new Map(), keys: [] };
@@ -22,7 +32,8 @@ const NO_FILE: KeysFile = { defaults: {}, models: new Map(), keys: [] };
  * Verifies client keys by hashed lookup: the presented key is hashed and looked up in a
  * map of hashes, so the comparison time does not depend on how much of a key matches,
  * and no plaintext key is kept in memory after boot. Keys come from `GATEWAY_API_KEYS`
- * and from the keys file (`GATEWAY_KEYS_FILE`), which also carries per-key limits.
+ * and from the keys file (`GATEWAY_KEYS_FILE`), which also carries per-key limits; any
+ * other key is asked of the managed key store (admin API keys) when there is one.
  */
 @Injectable()
 export class ApiKeyService {
@@ -30,7 +41,10 @@ export class ApiKeyService {
   private readonly keys = new Map<string, ApiKeyInfo>();
   private readonly byId = new Map<string, ApiKeyInfo>();
 
-  constructor(config: ConfigService<AllConfig, true>) {
+  constructor(
+    config: ConfigService<AllConfig, true>,
+    @Optional() @Inject(MANAGED_KEYS) private readonly managed?: ManagedKeyLookup | null,
+  ) {
     const { apiKeys, devApiKey, keysFile } = config.get('auth', { infer: true });
     const { nodeEnv } = config.get('app', { infer: true });
     const file = keysFile ? loadKeysFile(keysFile) : NO_FILE;
@@ -58,14 +72,33 @@ export class ApiKeyService {
     }
   }
 
-  /** The key's info when it is accepted, otherwise undefined. */
+  /** The static key's info when `presented` is one, otherwise undefined. */
   verify(presented: string): ApiKeyInfo | undefined {
     return this.keys.get(sha256Hex(presented));
   }
 
+  /**
+   * What is known about a presented key: static keys answer at once, managed keys from
+   * the store's cache (a promise on a miss). Expiry is left to the caller, who knows the
+   * time of the request.
+   */
+  resolve(presented: string): KeyVerdict | Promise<KeyVerdict> {
+    const hash = sha256Hex(presented);
+    const info = this.keys.get(hash);
+    if (info) {
+      return { status: 'active', info };
+    }
+    return this.managed ? this.managed.lookup(hash) : UNKNOWN_KEY;
+  }
+
   /** The info of an accepted key by its id (`req.ctx.keyId`). */
   info(id: string): ApiKeyInfo | undefined {
-    return this.byId.get(id);
+    return this.byId.get(id) ?? this.managed?.info(id);
+  }
+
+  /** The keys from GATEWAY_API_KEYS and the keys file (read-only in the admin API). */
+  staticKeys(): ApiKeyInfo[] {
+    return [...this.byId.values()];
   }
 
   /** Whether any key has, overall or for a model, a limit for which `test` holds. */
@@ -106,6 +139,7 @@ export class ApiKeyService {
       name,
       limits: { ...file.defaults, ...limits },
       modelLimits,
+      source: 'static',
     };
     this.keys.set(hash, info);
     this.byId.set(info.id, info);

@@ -108,8 +108,8 @@ describe('AuthGuard', () => {
   it('sets a key id that identifies the key without revealing it', () => {
     const first = context({ authorization: `Bearer ${KEY}` });
     const second = context({ 'x-api-key': 'sk-gw-second' });
-    guard.canActivate(first.ctx);
-    guard.canActivate(second.ctx);
+    expect(guard.canActivate(first.ctx)).toBe(true);
+    expect(guard.canActivate(second.ctx)).toBe(true);
     expect(first.req.ctx.keyId).not.toBe(KEY);
     expect(KEY).not.toContain(first.req.ctx.keyId!);
     expect(first.req.ctx.keyId).not.toBe(second.req.ctx.keyId);

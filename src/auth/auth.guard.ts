@@ -1,13 +1,15 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
+import { PermissionDeniedError } from '../common/errors/gateway-errors';
 import type { GatewayRequest } from '../common/request-context';
-import { ApiKeyService } from './api-key.service';
+import { type ApiKeyInfo, ApiKeyService } from './api-key.service';
 import { authenticate } from './authenticate';
+import { endpointOfPath } from './key-policy';
 import { IS_PUBLIC } from './public.decorator';
 
 /**
  * Global guard: every route needs a client key (see authenticate.ts) unless it is marked
- * @Public().
+ * @Public(), and a key scoped to some endpoints gets 403 on the others.
  */
 @Injectable()
 export class AuthGuard implements CanActivate {
@@ -16,7 +18,7 @@ export class AuthGuard implements CanActivate {
     private readonly reflector: Reflector,
   ) {}
 
-  canActivate(context: ExecutionContext): boolean {
+  canActivate(context: ExecutionContext): boolean | Promise<boolean> {
     const isPublic = this.reflector.getAllAndOverride<boolean | undefined>(IS_PUBLIC, [
       context.getHandler(),
       context.getClass(),
@@ -26,9 +28,32 @@ export class AuthGuard implements CanActivate {
     }
     const req = context.switchToHttp().getRequest<GatewayRequest>();
     // The early middleware (bootstrap.ts) usually did this before the body was read.
-    if (req.ctx.keyId === undefined) {
-      req.ctx.keyId = authenticate(req.headers, this.keys).id;
+    if (req.ctx.keyId !== undefined) {
+      return checkEndpoint(this.keys.info(req.ctx.keyId), req.path);
     }
+    const info = authenticate(req.headers, this.keys);
+    if (info instanceof Promise) {
+      return info.then((i) => {
+        req.ctx.keyId = i.id;
+        return checkEndpoint(i, req.path);
+      });
+    }
+    req.ctx.keyId = info.id;
+    return checkEndpoint(info, req.path);
+  }
+}
+
+function checkEndpoint(info: ApiKeyInfo | undefined, path: string): true {
+  const allowed = info?.scope?.endpoints;
+  if (allowed === undefined) {
     return true;
   }
+  const endpoint = endpointOfPath(path);
+  if (endpoint && !allowed.has(endpoint)) {
+    throw new PermissionDeniedError(
+      `This API key may not use the ${endpoint} endpoint (${path}).`,
+      'endpoint_not_allowed',
+    );
+  }
+  return true;
 }

@@ -1,6 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { AuthenticationError } from '../common/errors/gateway-errors';
 import type { ApiKeyInfo, ApiKeyService } from './api-key.service';
+import type { KeyVerdict } from './managed-keys';
 
 function bearer(header: string | undefined): string | undefined {
   if (header === undefined) {
@@ -10,28 +11,84 @@ function bearer(header: string | undefined): string | undefined {
   return match ? match[1].trim() : undefined;
 }
 
+type Refusal = 'unknown' | 'revoked' | 'expired';
+
+/** The most telling refusal wins when both headers carry a (different) key. */
+const RANK: Record<Refusal, number> = { unknown: 0, expired: 1, revoked: 2 };
+
+function refusalError(refusal: Refusal): AuthenticationError {
+  switch (refusal) {
+    case 'revoked':
+      return new AuthenticationError('This API key has been revoked.', 'api_key_revoked');
+    case 'expired':
+      return new AuthenticationError('This API key has expired.', 'api_key_expired');
+    case 'unknown':
+      return new AuthenticationError('Incorrect API key provided.', 'invalid_api_key');
+  }
+}
+
+function accept(verdict: KeyVerdict, now: number): ApiKeyInfo | Refusal {
+  if (verdict.status !== 'active') {
+    return verdict.status;
+  }
+  const { expiresAt } = verdict.info;
+  return expiresAt !== undefined && expiresAt <= now ? 'expired' : verdict.info;
+}
+
+function worse(a: Refusal | undefined, b: Refusal): Refusal {
+  return a === undefined || RANK[b] > RANK[a] ? b : a;
+}
+
+/** Tries candidates in order; stays synchronous until a lookup has to wait. */
+function settle(
+  candidates: string[],
+  from: number,
+  keys: ApiKeyService,
+  now: number,
+  refusal: Refusal | undefined,
+): ApiKeyInfo | Promise<ApiKeyInfo> {
+  for (let i = from; i < candidates.length; i++) {
+    const verdict = keys.resolve(candidates[i]);
+    if (verdict instanceof Promise) {
+      return verdict.then((v) => {
+        const result = accept(v, now);
+        return typeof result === 'string'
+          ? settle(candidates, i + 1, keys, now, worse(refusal, result))
+          : result;
+      });
+    }
+    const result = accept(verdict, now);
+    if (typeof result !== 'string') {
+      return result;
+    }
+    refusal = worse(refusal, result);
+  }
+  throw refusalError(refusal ?? 'unknown');
+}
+
 /**
  * Finds the client key in `Authorization: Bearer <key>` (OpenAI SDK, Anthropic SDK 1.x) or
  * `x-api-key: <key>` (Anthropic SDK 0.x); when both are sent, either may carry it.
- * Throws a 401 that says whether a key was missing or wrong.
+ * Throws a 401 that says whether a key was missing, unknown, revoked or expired (never
+ * echoing it), or a 503 when the key store had to be asked and could not answer.
+ * Synchronous for static and cached keys; a promise only when the store is asked.
  */
-export function authenticate(headers: IncomingHttpHeaders, keys: ApiKeyService): ApiKeyInfo {
-  const candidates = [bearer(headers.authorization), headers['x-api-key']];
-  let presented = false;
-  for (const candidate of candidates) {
-    if (typeof candidate !== 'string' || candidate === '') {
-      continue;
-    }
-    presented = true;
-    const info = keys.verify(candidate);
-    if (info) {
-      return info;
+export function authenticate(
+  headers: IncomingHttpHeaders,
+  keys: ApiKeyService,
+  now: number = Date.now(),
+): ApiKeyInfo | Promise<ApiKeyInfo> {
+  const candidates: string[] = [];
+  for (const candidate of [bearer(headers.authorization), headers['x-api-key']]) {
+    if (typeof candidate === 'string' && candidate !== '') {
+      candidates.push(candidate);
     }
   }
-  throw presented
-    ? new AuthenticationError('Incorrect API key provided.', 'invalid_api_key')
-    : new AuthenticationError(
-        'You didn\'t provide an API key. Send it as "Authorization: Bearer <key>" or "x-api-key: <key>".',
-        null,
-      );
+  if (candidates.length === 0) {
+    throw new AuthenticationError(
+      'You didn\'t provide an API key. Send it as "Authorization: Bearer <key>" or "x-api-key: <key>".',
+      null,
+    );
+  }
+  return settle(candidates, 0, keys, now, undefined);
 }

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { DiscoveryModule, DiscoveryService } from '@nestjs/core';
+import { AuthModule } from '../auth/auth.module';
 import type { AllConfig } from '../config';
 import { loadCatalog } from './catalog.loader';
 import { discoverProviderKinds } from './provider-kind';
@@ -12,7 +13,8 @@ import { ModelsController } from './models.controller';
  * are the descriptors on the drivers the upstream module registers (@ProviderDriverFor).
  */
 @Module({
-  imports: [DiscoveryModule],
+  // AuthModule: for the key's model scope in GET /v1/models.
+  imports: [DiscoveryModule, AuthModule],
   controllers: [ModelsController],
   providers: [
     {

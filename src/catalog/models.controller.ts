@@ -1,5 +1,7 @@
-import { Controller, Get, Headers, Param, Query } from '@nestjs/common';
+import { Controller, Get, Headers, Param, Query, Req } from '@nestjs/common';
+import { ApiKeyService } from '../auth/api-key.service';
 import { ModelNotFoundError } from '../common/errors/gateway-errors';
+import type { GatewayRequest } from '../common/request-context';
 import { CatalogService } from './catalog.service';
 import type { CatalogModel } from './catalog.types';
 
@@ -53,20 +55,25 @@ function toAnthropic(m: CatalogModel): AnthropicModel {
 
 /**
  * `GET /v1/models`, shared by OpenAI and Anthropic clients: the Anthropic SDK always sends
- * `anthropic-version`, the OpenAI SDK never does, so that header picks the shape.
+ * `anthropic-version`, the OpenAI SDK never does, so that header picks the shape. A key
+ * scoped to some models sees only those.
  */
 @Controller('v1/models')
 export class ModelsController {
-  constructor(private readonly catalog: CatalogService) {}
+  constructor(
+    private readonly catalog: CatalogService,
+    private readonly keys: ApiKeyService,
+  ) {}
 
   @Get()
   list(
+    @Req() req: GatewayRequest,
     @Headers('anthropic-version') anthropicVersion: string | undefined,
     @Query('limit') limit?: string,
     @Query('after_id') afterId?: string,
     @Query('before_id') beforeId?: string,
   ): object {
-    const models = this.catalog.listAvailable();
+    const models = this.catalog.listAvailable().filter((m) => this.visible(req, m.id));
     if (anthropicVersion === undefined) {
       return { object: 'list', data: models.map(toOpenAi) };
     }
@@ -75,14 +82,21 @@ export class ModelsController {
 
   @Get(':id')
   get(
+    @Req() req: GatewayRequest,
     @Param('id') id: string,
     @Headers('anthropic-version') anthropicVersion: string | undefined,
   ): object {
     const model = this.catalog.find(id);
-    if (!model || !model.provider.available) {
+    if (!model || !model.provider.available || !this.visible(req, id)) {
       throw new ModelNotFoundError(id);
     }
     return anthropicVersion === undefined ? toOpenAi(model) : toAnthropic(model);
+  }
+
+  private visible(req: GatewayRequest, model: string): boolean {
+    const keyId = req.ctx.keyId;
+    const scope = keyId === undefined ? undefined : this.keys.info(keyId)?.scope?.models;
+    return scope === undefined || scope.allows(model);
   }
 
   private anthropicPage(

@@ -24,6 +24,11 @@ export interface RequestContext {
     outputTokens: number;
     costUsd: number;
   }[];
+  /**
+   * The gateway's estimate of the request's usage (prompt estimate + reserved output),
+   * priced when the client left before the upstream reported usage. Lazy: rarely needed.
+   */
+  estimateUsage?: () => CanonicalUsage;
   /** Called before an error envelope is written (protections settle their verdicts). */
   beforeErrorResponse?: () => void;
   /** Set when an error response was produced, for the log line. */

@@ -19,6 +19,13 @@ export class AuthEnv {
   @Expose() @IsOptional() @IsString() GATEWAY_DEV_API_KEY?: string;
   /** YAML file of client keys (as SHA-256 hashes or variable names) with per-key limits. */
   @Expose() @IsOptional() @IsString() GATEWAY_KEYS_FILE?: string;
+  /** Bearer token of the admin API (/admin/v1); unset disables the API. */
+  @Expose()
+  @IsOptional()
+  @Matches(/^\S{16,}$/, {
+    message: 'GATEWAY_ADMIN_TOKEN must be at least 16 characters, no spaces',
+  })
+  GATEWAY_ADMIN_TOKEN?: string;
 }
 
 export interface AuthConfig {
@@ -27,6 +34,8 @@ export interface AuthConfig {
   devApiKey?: string;
   /** Path of the keys file, when one is configured. */
   keysFile?: string;
+  /** Token of the admin API; undefined when the API is disabled. Never logged. */
+  adminToken?: string;
 }
 
 export const authConfig = registerAs('auth', (): AuthConfig => {
@@ -38,5 +47,6 @@ export const authConfig = registerAs('auth', (): AuthConfig => {
       .filter(Boolean),
     devApiKey: env.GATEWAY_DEV_API_KEY,
     keysFile: env.GATEWAY_KEYS_FILE,
+    adminToken: env.GATEWAY_ADMIN_TOKEN,
   };
 });

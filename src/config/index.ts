@@ -5,6 +5,7 @@ import { AuthConfig, AuthEnv, authConfig } from './auth.config';
 import { CatalogConfig, CatalogEnv, catalogConfig } from './catalog.config';
 import { LimitsConfig, LimitsEnv, limitsConfig } from './limits.config';
 import { ProtectionsConfig, ProtectionsEnv, protectionsConfig } from './protections.config';
+import { StoreConfig, StoreEnv, storeConfig } from './store.config';
 import { UpstreamConfig, UpstreamEnv, upstreamConfig } from './upstream.config';
 import { collectEnvProblems } from './validate-env';
 
@@ -16,6 +17,7 @@ export interface AllConfig {
   upstream: UpstreamConfig;
   limits: LimitsConfig;
   protections: ProtectionsConfig;
+  store: StoreConfig;
 }
 
 /** Thrown at boot with every invalid variable listed. */
@@ -28,7 +30,7 @@ export class ConfigValidationError extends Error {
 
 export function validateEnvironment(env: Record<string, unknown>): Record<string, unknown> {
   const problems = collectEnvProblems(
-    [AppEnv, AuthEnv, CatalogEnv, UpstreamEnv, LimitsEnv, ProtectionsEnv],
+    [AppEnv, AuthEnv, CatalogEnv, UpstreamEnv, LimitsEnv, ProtectionsEnv, StoreEnv],
     env,
   );
   if (problems.length > 0) {
@@ -43,7 +45,15 @@ export function gatewayConfigModule(): Promise<DynamicModule> {
     isGlobal: true,
     cache: true,
     ignoreEnvFile: true,
-    load: [appConfig, authConfig, catalogConfig, upstreamConfig, limitsConfig, protectionsConfig],
+    load: [
+      appConfig,
+      authConfig,
+      catalogConfig,
+      upstreamConfig,
+      limitsConfig,
+      protectionsConfig,
+      storeConfig,
+    ],
     validate: validateEnvironment,
   });
 }
@@ -54,5 +64,6 @@ export type {
   CatalogConfig,
   LimitsConfig,
   ProtectionsConfig,
+  StoreConfig,
   UpstreamConfig,
 };

@@ -5,18 +5,21 @@ import {
   Logger,
   type OnApplicationShutdown,
   type OnModuleInit,
+  Optional,
 } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
-import { ApiKeyService } from '../auth/api-key.service';
+import { type ApiKeyInfo, ApiKeyService } from '../auth/api-key.service';
 import { CatalogService } from '../catalog/catalog.service';
 import type { CatalogModel } from '../catalog/catalog.types';
 import {
+  PermissionDeniedError,
   RateLimitExceededError,
   RateLimiterUnavailableError,
 } from '../common/errors/gateway-errors';
 import { envelopeForPath } from '../common/errors/global-exception.filter';
 import type { GatewayRequest, GatewayResponse } from '../common/request-context';
 import type { AllConfig, LimitsConfig } from '../config';
+import { BUDGET_GATE, type BudgetGate } from './budget-gate';
 import type { LimitFacts } from './limit-facts';
 import { LimitsHealth } from './limits-health';
 import { checkContextWindow, checkCounts, checkMaxOutput } from './request-limits';
@@ -43,8 +46,9 @@ import {
 } from './tokens/token-estimator';
 
 /**
- * Admission of one request, before any upstream call: request limits (400), then rate
- * limits (429) for the client key, atomically across every dimension that applies. When
+ * Admission of one request, before any upstream call: request limits (400), the key's
+ * model scope (403), its budget (429 insufficient_quota), then rate limits (429) for the
+ * client key, atomically across every dimension that applies. When
  * the response closes, the token reservation is corrected with the real usage and the
  * stream slot is released. The in-memory store answers synchronously, so on that path
  * admission involves no promise at all.
@@ -60,6 +64,7 @@ export class LimitsService implements OnModuleInit, OnApplicationShutdown {
     private readonly keys: ApiKeyService,
     @Inject(RATE_LIMIT_STORE) private readonly store: RateLimitStore,
     private readonly health: LimitsHealth,
+    @Optional() @Inject(BUDGET_GATE) private readonly budgets?: BudgetGate | null,
   ) {
     this.config = config.get('limits', { infer: true });
     health.configure(store.kind, this.config.failMode);
@@ -122,6 +127,32 @@ export class LimitsService implements OnModuleInit, OnApplicationShutdown {
       return true;
     }
     const info = this.keys.info(keyId);
+    checkModelScope(info, facts.model);
+    if (model) {
+      // Priced only if the client leaves before the upstream reports usage.
+      req.ctx.estimateUsage = () => ({
+        inputTokens: estimate(model),
+        outputTokens:
+          requestedOutput ?? Math.min(this.config.defaultOutputTokens, model.maxOutputTokens),
+      });
+    }
+    const budget = info?.budget;
+    const gate = budget && this.budgets ? this.budgets.check(keyId, budget, Date.now()) : undefined;
+    const rateLimit = (): true | Promise<true> =>
+      this.rateLimit(facts, model, keyId, info, req, res, estimate, requestedOutput);
+    return gate instanceof Promise ? gate.then(rateLimit) : rateLimit();
+  }
+
+  private rateLimit(
+    facts: LimitFacts,
+    model: CatalogModel | undefined,
+    keyId: string,
+    info: ApiKeyInfo | undefined,
+    req: GatewayRequest,
+    res: GatewayResponse,
+    estimate: (m: CatalogModel) => number,
+    requestedOutput: number | undefined,
+  ): true | Promise<true> {
     const plan = planRequest({
       prefix: this.config.redisKeyPrefix,
       keyId,
@@ -227,6 +258,18 @@ export class LimitsService implements OnModuleInit, OnApplicationShutdown {
       return true;
     }
     return this.keys.anyLimit((l) => (l.tokensPerMinute ?? 0) > 0);
+  }
+}
+
+/** 403 when the key is scoped to models and the request names another. */
+function checkModelScope(info: ApiKeyInfo | undefined, model: string | undefined): void {
+  const scope = info?.scope?.models;
+  if (scope !== undefined && model !== undefined && !scope.allows(model)) {
+    throw new PermissionDeniedError(
+      `This API key may not use the model '${model}'.`,
+      'model_not_allowed',
+      'model',
+    );
   }
 }
 

@@ -33,7 +33,7 @@ export function configuredSecrets(
       out.push(value, SCHEME.exec(value.trim())?.[1] ?? '');
     }
   }
-  out.push(...config.auth.apiKeys, config.auth.devApiKey ?? '');
+  out.push(...config.auth.apiKeys, config.auth.devApiKey ?? '', config.auth.adminToken ?? '');
   const redis = config.limits.redisUrl;
   if (redis !== undefined) {
     try {

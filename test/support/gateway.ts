@@ -71,6 +71,8 @@ export async function startGateway(env: Record<string, string>): Promise<TestGat
     LOCAL_MODEL_TOKEN_DELAY_MS: '0',
     NODE_ENV: 'test',
     SHUTDOWN_TIMEOUT_MS: '200',
+    // No key store unless a suite asks for one: PGlite takes seconds to boot.
+    KEY_STORE: 'off',
     ...env,
   };
   for (const [k, v] of Object.entries(full)) {

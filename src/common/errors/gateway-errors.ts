@@ -90,6 +90,35 @@ export class AuthenticationError extends GatewayError {
   }
 }
 
+/** The key is valid but may not use this model or endpoint (403). */
+export class PermissionDeniedError extends GatewayError {
+  constructor(message: string, code: string, param: string | null = null) {
+    super(403, 'permission', message, { code, param });
+  }
+}
+
+/** A key not in the cache could not be checked because the key store is unreachable. */
+export class KeyStoreUnavailableError extends GatewayError {
+  constructor() {
+    super(
+      503,
+      'overloaded',
+      'The API key could not be checked right now because the key store is unreachable. Please retry shortly.',
+      { code: 'key_store_unavailable', headers: { 'retry-after': '1' } },
+    );
+  }
+}
+
+/** The key's budget for the period is spent (429; retrying before the reset is useless). */
+export class BudgetExceededError extends GatewayError {
+  constructor(message: string) {
+    super(429, 'rate_limit', message, {
+      code: 'insufficient_quota',
+      headers: { 'x-should-retry': 'false' },
+    });
+  }
+}
+
 export class RouteNotFoundError extends GatewayError {
   constructor(method: string, path: string) {
     super(404, 'not_found', `Invalid URL (${method} ${path})`);
@@ -114,6 +143,16 @@ export class ProviderUnavailableError extends GatewayError {
   constructor(message: string) {
     super(503, 'server', message, {
       code: 'provider_not_configured',
+      headers: { 'x-should-retry': 'false' },
+    });
+  }
+}
+
+/** The usage ledger is off: the gateway runs without a key store (KEY_STORE=off). */
+export class UsageLedgerOffError extends GatewayError {
+  constructor() {
+    super(503, 'server', 'The usage ledger is off: this gateway runs with KEY_STORE=off.', {
+      code: 'usage_ledger_off',
       headers: { 'x-should-retry': 'false' },
     });
   }

@@ -1,0 +1,213 @@
+import {
+  Body,
+  Controller,
+  Get,
+  HttpCode,
+  Inject,
+  Param,
+  Patch,
+  Post,
+  Query,
+  UseGuards,
+} from '@nestjs/common';
+import { ApiKeyService } from '../auth/api-key.service';
+import { Public } from '../auth/public.decorator';
+import { CatalogService } from '../catalog/catalog.service';
+import { GatewayError, InvalidRequestError } from '../common/errors/gateway-errors';
+import { own } from '../common/own';
+import type { KeyStatus, ManagedKeyRecord } from '../keys/key-record';
+import { KeysService } from '../keys/keys.service';
+import { AdminGuard } from './admin.guard';
+import { type ModelIndex, parseKeyBody } from './key-input';
+import { managedKeyView, staticKeyView } from './views';
+
+const STATUSES: KeyStatus[] = ['active', 'revoked', 'expired'];
+const MAX_GRACE_SECONDS = 30 * 86_400;
+
+class KeyNotFoundError extends GatewayError {
+  constructor(id: string) {
+    super(404, 'not_found', `No API key with id '${id}'.`, { param: 'id', code: 'key_not_found' });
+  }
+}
+
+/** Parses `?limit=` (1..100, default 20). */
+export function pageLimit(raw: string | undefined): number {
+  if (raw === undefined) {
+    return 20;
+  }
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 1 || n > 100) {
+    throw new InvalidRequestError(
+      "Invalid 'limit': expected an integer from 1 to 100.",
+      'limit',
+      'invalid_value',
+    );
+  }
+  return n;
+}
+
+function optionalObject(body: unknown, allowed: string[]): Record<string, unknown> {
+  if (body === undefined || body === null) {
+    return {};
+  }
+  if (typeof body !== 'object' || Array.isArray(body)) {
+    throw new InvalidRequestError('The body must be a JSON object.', null, 'invalid_value');
+  }
+  for (const field of Object.keys(body)) {
+    if (!allowed.includes(field)) {
+      throw new InvalidRequestError(
+        `Invalid '${field}': unknown field; expected ${allowed.join(', ')}.`,
+        field,
+        'invalid_value',
+      );
+    }
+  }
+  return body as Record<string, unknown>;
+}
+
+/**
+ * `/admin/v1/keys`: create, list, read, change, revoke and rotate client keys. Managed
+ * keys are writable; keys from GATEWAY_API_KEYS and the keys file are listed read-only.
+ */
+@Controller('admin/v1/keys')
+@Public()
+@UseGuards(AdminGuard)
+export class AdminKeysController {
+  private readonly models: ModelIndex;
+
+  constructor(
+    private readonly keys: KeysService,
+    private readonly staticKeys: ApiKeyService,
+    @Inject(CatalogService) catalog: CatalogService,
+  ) {
+    this.models = {
+      exists: (id) => catalog.find(id) !== undefined,
+      ids: () => catalog.listAvailable().map((m) => m.id),
+    };
+  }
+
+  @Post()
+  @HttpCode(201)
+  async create(@Body() body: unknown): Promise<object> {
+    const changes = parseKeyBody(body, false, this.models, Date.now());
+    const name = changes.name;
+    if (name === undefined) {
+      // parseKeyBody requires it on creation; kept here so the type says so too.
+      throw new InvalidRequestError("Missing required parameter: 'name'.", 'name', 'invalid_value');
+    }
+    const { key, secret } = await this.keys.create({ ...changes, name });
+    return { ...managedKeyView(key, Date.now()), key: secret };
+  }
+
+  @Get()
+  async list(
+    @Query('owner') owner?: string,
+    @Query('status') status?: string,
+    @Query('limit') limit?: string,
+    @Query('after') after?: string,
+  ): Promise<object> {
+    if (status !== undefined && !STATUSES.includes(status as KeyStatus)) {
+      throw new InvalidRequestError(
+        `Invalid 'status': expected one of ${STATUSES.join(', ')}.`,
+        'status',
+        'invalid_value',
+      );
+    }
+    const page = await this.keys.list({
+      owner,
+      status: status as KeyStatus | undefined,
+      limit: pageLimit(limit),
+      after,
+    });
+    const now = Date.now();
+    // Static keys have no owner and are always active: they head the first page.
+    const statics =
+      after === undefined && owner === undefined && (status === undefined || status === 'active')
+        ? this.staticKeys.staticKeys().map(staticKeyView)
+        : [];
+    return {
+      object: 'list',
+      data: [...statics, ...page.keys.map((k) => managedKeyView(k, now))],
+      has_more: page.next !== undefined,
+      next_cursor: page.next ?? null,
+    };
+  }
+
+  @Get(':id')
+  async get(@Param('id') id: string): Promise<object> {
+    const statics = this.staticKeys.staticKeys().find((k) => k.id === id);
+    if (statics) {
+      return staticKeyView(statics);
+    }
+    return managedKeyView(this.found(id, await this.keys.get(id)), Date.now());
+  }
+
+  @Patch(':id')
+  async update(@Param('id') id: string, @Body() body: unknown): Promise<object> {
+    this.refuseStatic(id);
+    const changes = parseKeyBody(body, true, this.models, Date.now());
+    return managedKeyView(this.found(id, await this.keys.update(id, changes)), Date.now());
+  }
+
+  @Post(':id/revoke')
+  @HttpCode(200)
+  async revoke(@Param('id') id: string, @Body() body: unknown): Promise<object> {
+    this.refuseStatic(id);
+    const reason = own(optionalObject(body, ['reason']), 'reason');
+    if (
+      reason !== undefined &&
+      reason !== null &&
+      (typeof reason !== 'string' || reason.length > 500)
+    ) {
+      throw new InvalidRequestError(
+        "Invalid 'reason': expected a string of at most 500 characters.",
+        'reason',
+        'invalid_value',
+      );
+    }
+    const key = await this.keys.revoke(id, reason ?? null);
+    return managedKeyView(this.found(id, key), Date.now());
+  }
+
+  @Post(':id/rotate')
+  @HttpCode(200)
+  async rotate(@Param('id') id: string, @Body() body: unknown): Promise<object> {
+    this.refuseStatic(id);
+    const grace = own(optionalObject(body, ['grace_period_seconds']), 'grace_period_seconds') ?? 0;
+    if (
+      !Number.isInteger(grace) ||
+      (grace as number) < 0 ||
+      (grace as number) > MAX_GRACE_SECONDS
+    ) {
+      throw new InvalidRequestError(
+        `Invalid 'grace_period_seconds': expected an integer from 0 to ${MAX_GRACE_SECONDS}.`,
+        'grace_period_seconds',
+        'invalid_value',
+      );
+    }
+    const existing = this.found(id, await this.keys.get(id));
+    if (existing.revokedAt !== null) {
+      throw new InvalidRequestError('A revoked key cannot be rotated.', 'id', 'key_revoked');
+    }
+    const rotated = await this.keys.rotate(id, grace as number);
+    const { key, secret } = rotated ?? { key: this.found(id, undefined), secret: '' };
+    return { ...managedKeyView(key, Date.now()), key: secret };
+  }
+
+  private found(id: string, key: ManagedKeyRecord | undefined): ManagedKeyRecord {
+    if (!key) {
+      throw new KeyNotFoundError(id);
+    }
+    return key;
+  }
+
+  private refuseStatic(id: string): void {
+    if (this.staticKeys.staticKeys().some((k) => k.id === id)) {
+      throw new InvalidRequestError(
+        `The key '${id}' comes from GATEWAY_API_KEYS or the keys file and is read-only here.`,
+        'id',
+        'static_key_read_only',
+      );
+    }
+  }
+}

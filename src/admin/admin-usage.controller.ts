@@ -1,0 +1,103 @@
+import { Controller, Get, Query, UseGuards } from '@nestjs/common';
+import { Public } from '../auth/public.decorator';
+import { InvalidRequestError } from '../common/errors/gateway-errors';
+import { USAGE_GROUPS, type UsageFilter, type UsageGroup } from '../usage/ledger-row';
+import { UsagePipeline } from '../usage/usage.module';
+import { pageLimit } from './admin-keys.controller';
+import { AdminGuard } from './admin.guard';
+import { parseTime } from './key-input';
+import { ledgerRowView, totalsView } from './views';
+
+const DEFAULT_RANGE_MS = 30 * 86_400_000;
+
+/**
+ * `/admin/v1/usage`: totals over the ledger (optionally grouped by key, model, day or
+ * hour, UTC) and the ledger rows themselves, newest first, paginated by cursor. Rows
+ * still buffered in a replica (at most a flush interval old) are not yet visible.
+ */
+@Controller('admin/v1/usage')
+@Public()
+@UseGuards(AdminGuard)
+export class AdminUsageController {
+  constructor(private readonly usage: UsagePipeline) {}
+
+  @Get()
+  async totals(
+    @Query('from') from?: string,
+    @Query('to') to?: string,
+    @Query('key_id') keyId?: string,
+    @Query('model') model?: string,
+    @Query('group_by') groupBy?: string,
+  ): Promise<object> {
+    if (groupBy !== undefined && !USAGE_GROUPS.includes(groupBy as UsageGroup)) {
+      throw new InvalidRequestError(
+        `Invalid 'group_by': expected one of ${USAGE_GROUPS.join(', ')}.`,
+        'group_by',
+        'invalid_value',
+      );
+    }
+    const filter = this.filter(from, to, keyId, model);
+    const group = groupBy as UsageGroup | undefined;
+    const repo = this.usage.requireRepo();
+    const [rows, [totals]] = await Promise.all([
+      group === undefined ? Promise.resolve([]) : repo.totals(filter, group),
+      repo.totals(filter, undefined),
+    ]);
+    return {
+      object: 'usage',
+      from: filter.from.toISOString(),
+      to: filter.to.toISOString(),
+      group_by: group ?? null,
+      data: rows.map((r) => totalsView(r, group)),
+      totals: totalsView(totals),
+    };
+  }
+
+  @Get('requests')
+  async requests(
+    @Query('from') from?: string,
+    @Query('to') to?: string,
+    @Query('key_id') keyId?: string,
+    @Query('model') model?: string,
+    @Query('limit') limit?: string,
+    @Query('after') after?: string,
+  ): Promise<object> {
+    const page = await this.usage
+      .requireRepo()
+      .requests(this.filter(from, to, keyId, model), pageLimit(limit), after);
+    return {
+      object: 'list',
+      data: page.rows.map(ledgerRowView),
+      has_more: page.next !== undefined,
+      next_cursor: page.next ?? null,
+    };
+  }
+
+  /** Ledger writer counters of this replica (buffered, written, dropped rows). */
+  @Get('ledger')
+  ledger(): object {
+    return { object: 'ledger_stats', ...this.usage.requireLedger().snapshot() };
+  }
+
+  private filter(
+    from: string | undefined,
+    to: string | undefined,
+    keyId: string | undefined,
+    model: string | undefined,
+  ): UsageFilter {
+    const now = Date.now();
+    const end = to === undefined ? new Date(now + 1) : parseTime(to, 'to', now, false);
+    const start =
+      from === undefined
+        ? new Date(end.getTime() - DEFAULT_RANGE_MS)
+        : parseTime(from, 'from', now, false);
+    if (start.getTime() >= end.getTime()) {
+      throw new InvalidRequestError(
+        "Invalid 'from': it must be before 'to'.",
+        'from',
+        'invalid_value',
+      );
+    }
+    return { from: start, to: end, keyId, model };
+  }
+}

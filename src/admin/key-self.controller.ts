@@ -1,0 +1,83 @@
+import { Controller, Get, Inject, Req } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
+import { ApiKeyService } from '../auth/api-key.service';
+import { type BudgetPeriod, budgetWindow } from '../auth/key-policy';
+import type { GatewayRequest } from '../common/request-context';
+import type { AllConfig } from '../config';
+import { PICO_PER_MICRO, microsToUsd, picoToUsd } from '../usage/money';
+import { UsagePipeline } from '../usage/usage.module';
+import { AuthenticationError } from '../common/errors/gateway-errors';
+
+const RESET_NAMES: Record<BudgetPeriod, string | null> = {
+  day: 'daily',
+  month: 'monthly',
+  total: null,
+};
+
+/**
+ * `GET /v1/key`: what the calling key is allowed and has spent, shaped like
+ * OpenRouter's `GET /api/v1/key` (`label`, `limit`, `usage`, `limit_remaining`,
+ * `limit_reset`) plus the gateway's own fields, so a client can check itself.
+ */
+@Controller('v1/key')
+export class KeySelfController {
+  constructor(
+    private readonly keys: ApiKeyService,
+    private readonly usage: UsagePipeline,
+    @Inject(ConfigService) private readonly config: ConfigService<AllConfig, true>,
+  ) {}
+
+  @Get()
+  async get(@Req() req: GatewayRequest): Promise<object> {
+    // The global AuthGuard ran, so the key is known; a key revoked in between is not.
+    const keyId = req.ctx.keyId;
+    const info = keyId === undefined ? undefined : this.keys.info(keyId);
+    if (info === undefined) {
+      throw new AuthenticationError('Incorrect API key provided.');
+    }
+    const defaults = this.config.get('limits', { infer: true }).defaults;
+    const limits = { ...defaults, ...info.limits };
+    const budget = info.budget;
+    const period = budget?.period ?? 'total';
+    const spentPico = this.usage.spend ? await this.usage.spend.spent(info.id, period) : 0n;
+    const now = Date.now();
+    const { resetsAt } = budgetWindow(period, now);
+    const remainingPico =
+      budget === undefined ? undefined : budget.amountMicros * PICO_PER_MICRO - spentPico;
+    return {
+      data: {
+        id: info.id,
+        label: info.name ?? info.id,
+        name: info.name ?? null,
+        type: info.source ?? 'static',
+        usage: picoToUsd(spentPico),
+        limit: budget ? microsToUsd(budget.amountMicros) : null,
+        limit_remaining:
+          remainingPico === undefined ? null : picoToUsd(remainingPico > 0n ? remainingPico : 0n),
+        limit_reset: budget ? RESET_NAMES[budget.period] : null,
+        budget: budget
+          ? {
+              amount_usd: microsToUsd(budget.amountMicros),
+              period: budget.period,
+              spent_usd: picoToUsd(spentPico),
+              remaining_usd: picoToUsd(
+                remainingPico !== undefined && remainingPico > 0n ? remainingPico : 0n,
+              ),
+              resets_at:
+                resetsAt === undefined
+                  ? null
+                  : new Date(resetsAt).toISOString().replace('.000Z', 'Z'),
+            }
+          : null,
+        rate_limits: {
+          requests_per_minute: limits.requestsPerMinute || null,
+          tokens_per_minute: limits.tokensPerMinute || null,
+          max_concurrent_streams: limits.maxConcurrentStreams || null,
+        },
+        models: info.scope?.models?.patterns ?? null,
+        endpoints: info.scope?.endpoints ? [...info.scope.endpoints] : null,
+        expires_at: info.expiresAt === undefined ? null : new Date(info.expiresAt).toISOString(),
+      },
+    };
+  }
+}

@@ -1,0 +1,92 @@
+/**
+ * What a client key may do beyond rate limits: which models and endpoints it may use, and
+ * what it may spend. Pure data and matching, no storage: the key store fills it in, the
+ * auth guard and the limits read it.
+ */
+
+/** Endpoint names a key can be scoped to. */
+export const KEY_ENDPOINTS = ['chat.completions', 'responses', 'messages'] as const;
+export type KeyEndpoint = (typeof KEY_ENDPOINTS)[number];
+
+export const BUDGET_PERIODS = ['day', 'month', 'total'] as const;
+export type BudgetPeriod = (typeof BUDGET_PERIODS)[number];
+
+/** A spending cap in micro-dollars (integer: money never goes through a float). */
+export interface KeyBudget {
+  amountMicros: bigint;
+  period: BudgetPeriod;
+}
+
+/** The scoped endpoint a request path belongs to; undefined for paths every key may use. */
+export function endpointOfPath(path: string): KeyEndpoint | undefined {
+  if (path === '/v1/chat/completions') {
+    return 'chat.completions';
+  }
+  if (path === '/v1/responses' || path.startsWith('/v1/responses/')) {
+    return 'responses';
+  }
+  if (path === '/v1/messages' || path.startsWith('/v1/messages/')) {
+    return 'messages';
+  }
+  return undefined;
+}
+
+/** `claude-*` style pattern: `*` any run of characters, `?` one; everything else literal. */
+export function globToRegExp(pattern: string): RegExp {
+  const body = pattern
+    .split('')
+    .map((c) => (c === '*' ? '.*' : c === '?' ? '.' : c.replace(/[\\^$.|+()[\]{}]/g, '\\$&')))
+    .join('');
+  return new RegExp(`^${body}$`);
+}
+
+export function isGlob(pattern: string): boolean {
+  return pattern.includes('*') || pattern.includes('?');
+}
+
+/** The models a key may use: exact ids and glob patterns. */
+export class ModelScope {
+  private readonly exact = new Set<string>();
+  private readonly globs: RegExp[] = [];
+
+  constructor(readonly patterns: readonly string[]) {
+    for (const p of patterns) {
+      if (isGlob(p)) {
+        this.globs.push(globToRegExp(p));
+      } else {
+        this.exact.add(p);
+      }
+    }
+  }
+
+  allows(model: string): boolean {
+    return this.exact.has(model) || this.globs.some((g) => g.test(model));
+  }
+}
+
+/** Restrictions of a key; an absent field means no restriction. */
+export interface KeyScope {
+  models?: ModelScope;
+  endpoints?: ReadonlySet<KeyEndpoint>;
+}
+
+/** Start of the budget period containing `now` (UTC), and when the next one starts. */
+export function budgetWindow(
+  period: BudgetPeriod,
+  now: number,
+): { start: number; resetsAt: number | undefined } {
+  const d = new Date(now);
+  switch (period) {
+    case 'day': {
+      const start = Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate());
+      return { start, resetsAt: start + 86_400_000 };
+    }
+    case 'month':
+      return {
+        start: Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1),
+        resetsAt: Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1),
+      };
+    case 'total':
+      return { start: 0, resetsAt: undefined };
+  }
+}

@@ -1,0 +1,24 @@
+import type { ApiKeyInfo } from './api-key.service';
+
+/** What the key store says about a presented secret. */
+export type KeyVerdict =
+  | { status: 'active'; info: ApiKeyInfo }
+  | { status: 'revoked' }
+  | { status: 'expired' }
+  | { status: 'unknown' };
+
+export const UNKNOWN_KEY: KeyVerdict = { status: 'unknown' };
+
+/**
+ * Keys created through the admin API, as the auth guard and the limits see them: no
+ * database in sight. Lookups answer synchronously from a cache when they can; a miss
+ * returns a promise, and throws KeyStoreUnavailableError when the store cannot answer.
+ */
+export interface ManagedKeyLookup {
+  /** By the SHA-256 (hex) of the presented secret. */
+  lookup(hash: string): KeyVerdict | Promise<KeyVerdict>;
+  /** A managed key seen recently, by id (`key_…`). */
+  info(id: string): ApiKeyInfo | undefined;
+}
+
+export const MANAGED_KEYS = Symbol('MANAGED_KEYS');

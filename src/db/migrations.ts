@@ -1,0 +1,116 @@
+import { type Kysely, type Migration, type MigrationProvider, Migrator, sql } from 'kysely';
+
+/**
+ * Versioned schema changes, applied in order at boot and by `npm run db:migrate`. Never
+ * edit a migration that has shipped: add the next one. They live in code rather than in
+ * a folder so that the compiled gateway needs no file lookup to find them.
+ */
+const MIGRATIONS: Record<string, Migration> = {
+  '0001_keys_and_usage': {
+    async up(db: Kysely<unknown>): Promise<void> {
+      await sql`
+        CREATE TABLE api_keys (
+          id text PRIMARY KEY,
+          name text NOT NULL,
+          owner text,
+          created_at timestamptz NOT NULL DEFAULT now(),
+          updated_at timestamptz NOT NULL DEFAULT now(),
+          last_used_at timestamptz,
+          expires_at timestamptz,
+          revoked_at timestamptz,
+          revoked_reason text,
+          models jsonb,
+          endpoints jsonb,
+          limits jsonb NOT NULL DEFAULT '{}',
+          budget_micros bigint CHECK (budget_micros >= 0),
+          budget_period text CHECK (budget_period IN ('day', 'month', 'total')),
+          metadata jsonb NOT NULL DEFAULT '{}'
+        )`.execute(db);
+      await sql`CREATE INDEX api_keys_owner ON api_keys (owner, created_at)`.execute(db);
+      await sql`
+        CREATE TABLE api_key_secrets (
+          hash text PRIMARY KEY,
+          key_id text NOT NULL REFERENCES api_keys (id) ON DELETE CASCADE,
+          prefix text NOT NULL,
+          last4 text NOT NULL,
+          created_at timestamptz NOT NULL DEFAULT now(),
+          expires_at timestamptz
+        )`.execute(db);
+      await sql`CREATE INDEX api_key_secrets_key ON api_key_secrets (key_id)`.execute(db);
+      await sql`
+        CREATE TABLE usage_ledger (
+          id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+          row_id uuid NOT NULL UNIQUE,
+          created_at timestamptz NOT NULL,
+          request_id text NOT NULL,
+          key_id text NOT NULL,
+          endpoint text NOT NULL,
+          method text NOT NULL,
+          model_requested text,
+          model text,
+          provider text,
+          status integer NOT NULL,
+          outcome text NOT NULL,
+          stream boolean NOT NULL,
+          input_tokens integer NOT NULL,
+          cached_input_tokens integer NOT NULL,
+          cache_write_tokens integer NOT NULL,
+          output_tokens integer NOT NULL,
+          reasoning_tokens integer NOT NULL,
+          cost_pusd bigint NOT NULL,
+          cost_estimated boolean NOT NULL,
+          protection_cost_pusd bigint NOT NULL,
+          latency_ms integer NOT NULL,
+          ttft_ms integer,
+          protections text,
+          error_code text
+        )`.execute(db);
+      await sql`CREATE INDEX usage_ledger_time ON usage_ledger (created_at)`.execute(db);
+      await sql`CREATE INDEX usage_ledger_key_time ON usage_ledger (key_id, created_at)`.execute(
+        db,
+      );
+      // Daily totals per key and model: what budgets read, and what outlives the ledger's
+      // retention window.
+      await sql`
+        CREATE TABLE usage_daily (
+          key_id text NOT NULL,
+          day date NOT NULL,
+          model text NOT NULL,
+          requests bigint NOT NULL,
+          errors bigint NOT NULL,
+          input_tokens bigint NOT NULL,
+          cached_input_tokens bigint NOT NULL,
+          cache_write_tokens bigint NOT NULL,
+          output_tokens bigint NOT NULL,
+          reasoning_tokens bigint NOT NULL,
+          cost_pusd bigint NOT NULL,
+          protection_cost_pusd bigint NOT NULL,
+          PRIMARY KEY (key_id, day, model)
+        )`.execute(db);
+    },
+  },
+};
+
+class InlineMigrations implements MigrationProvider {
+  getMigrations(): Promise<Record<string, Migration>> {
+    return Promise.resolve(MIGRATIONS);
+  }
+}
+
+/**
+ * Applies pending migrations. Kysely runs them in one transaction holding a PostgreSQL
+ * advisory lock, so replicas booting at once apply each migration exactly once; the
+ * others wait for the lock and then find nothing to do.
+ */
+export async function migrateToLatest(db: Kysely<unknown>): Promise<string[]> {
+  const migrator = new Migrator({ db, provider: new InlineMigrations() });
+  const { error, results } = await migrator.migrateToLatest();
+  if (error !== undefined) {
+    const failed = results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown';
+    throw new Error(
+      `database migration ${failed} failed: ${error instanceof Error ? error.message : JSON.stringify(error)}`,
+      { cause: error },
+    );
+  }
+  return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}

@@ -1,0 +1,86 @@
+import type { ColumnType, Generated } from 'kysely';
+
+/**
+ * Table types for Kysely. 64-bit integers travel as strings (or numbers from PGlite) and
+ * are converted with `BigInt` by the repositories: money never passes through a float.
+ */
+type Int8 = ColumnType<string | number, string, string>;
+type Json<T> = ColumnType<T, string, string>;
+type Timestamp = ColumnType<Date, Date | string, Date | string>;
+
+export interface ApiKeysTable {
+  id: string;
+  name: string;
+  owner: string | null;
+  created_at: ColumnType<Date, Date | string | undefined, never>;
+  updated_at: Timestamp;
+  last_used_at: Timestamp | null;
+  expires_at: Timestamp | null;
+  revoked_at: Timestamp | null;
+  revoked_reason: string | null;
+  models: Json<string[]> | null;
+  endpoints: Json<string[]> | null;
+  limits: Json<Record<string, number>>;
+  budget_micros: Int8 | null;
+  budget_period: string | null;
+  metadata: Json<Record<string, string>>;
+}
+
+export interface ApiKeySecretsTable {
+  hash: string;
+  key_id: string;
+  prefix: string;
+  last4: string;
+  created_at: ColumnType<Date, Date | string | undefined, never>;
+  expires_at: Timestamp | null;
+}
+
+export interface UsageLedgerTable {
+  id: Generated<Int8>;
+  row_id: string;
+  created_at: Timestamp;
+  request_id: string;
+  key_id: string;
+  endpoint: string;
+  method: string;
+  model_requested: string | null;
+  model: string | null;
+  provider: string | null;
+  status: number;
+  outcome: string;
+  stream: boolean;
+  input_tokens: number;
+  cached_input_tokens: number;
+  cache_write_tokens: number;
+  output_tokens: number;
+  reasoning_tokens: number;
+  cost_pusd: Int8;
+  cost_estimated: boolean;
+  protection_cost_pusd: Int8;
+  latency_ms: number;
+  ttft_ms: number | null;
+  protections: string | null;
+  error_code: string | null;
+}
+
+export interface UsageDailyTable {
+  key_id: string;
+  day: ColumnType<string, string, string>;
+  model: string;
+  requests: Int8;
+  errors: Int8;
+  input_tokens: Int8;
+  cached_input_tokens: Int8;
+  cache_write_tokens: Int8;
+  output_tokens: Int8;
+  reasoning_tokens: Int8;
+  cost_pusd: Int8;
+  protection_cost_pusd: Int8;
+}
+
+export interface Database {
+  api_keys: ApiKeysTable;
+  api_key_secrets: ApiKeySecretsTable;
+  usage_ledger: UsageLedgerTable;
+  usage_daily: UsageDailyTable;
+}

@@ -1,0 +1,37 @@
+import { randomBytes } from 'node:crypto';
+import { sha256Hex } from '../auth/keys-file';
+
+/** Recognisable prefix of every secret the gateway issues (secret scanners key on it). */
+export const SECRET_PREFIX = 'gw-';
+const SECRET_BYTES = 32;
+
+/** A freshly issued secret, with what may be stored and shown of it. */
+export interface IssuedSecret {
+  /** The secret itself: returned to the caller once, never stored or logged. */
+  secret: string;
+  /** SHA-256 (hex): a 256-bit random secret needs no salt or slow hash. */
+  hash: string;
+  /** The first characters and the last four, for list views (`gw-AbCd…wxyz`). */
+  prefix: string;
+  last4: string;
+}
+
+export function issueSecret(): IssuedSecret {
+  const secret = SECRET_PREFIX + randomBytes(SECRET_BYTES).toString('base64url');
+  return {
+    secret,
+    hash: sha256Hex(secret),
+    prefix: secret.slice(0, SECRET_PREFIX.length + 4),
+    last4: secret.slice(-4),
+  };
+}
+
+/** Public id of a managed key: `key_` and 24 random hex characters. */
+export function newKeyId(): string {
+  return `key_${randomBytes(12).toString('hex')}`;
+}
+
+/** What list views show of a secret. */
+export function maskedSecret(prefix: string, last4: string): string {
+  return `${prefix}…${last4}`;
+}

@@ -1,0 +1,127 @@
+import { randomUUID } from 'node:crypto';
+import {
+  Global,
+  Inject,
+  Injectable,
+  Module,
+  type OnApplicationShutdown,
+  type OnModuleInit,
+} from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
+import { CatalogModule } from '../catalog/catalog.module';
+import { CatalogService } from '../catalog/catalog.service';
+import type { AllConfig } from '../config';
+import { DATABASE } from '../db/db.module';
+import type { OpenDatabase } from '../db/database';
+import { BUDGET_GATE } from '../limits/budget-gate';
+import { SpendBudgetGate } from './budget.gate';
+import { USAGE_REPOSITORY, type UsageRepository } from './ledger-row';
+import { LedgerWriter } from './ledger.writer';
+import { LedgerRetention } from './retention';
+import { SpendTracker } from './spend.tracker';
+import { KyselyUsageRepository } from './usage.repository';
+import { UsageRecorder } from './usage.recorder';
+import { UsageLedgerOffError } from '../common/errors/gateway-errors';
+
+/**
+ * The usage pipeline of one replica: recorder → writer → database, with the spend
+ * tracker fed from both ends. Null members when KEY_STORE=off.
+ */
+@Injectable()
+export class UsagePipeline implements OnModuleInit, OnApplicationShutdown {
+  readonly repo: UsageRepository | null;
+  readonly spend: SpendTracker | null;
+  readonly ledger: LedgerWriter | null;
+  readonly recorder: UsageRecorder | null;
+  private readonly retention: LedgerRetention | null;
+  private readonly instanceId = randomUUID();
+
+  /** The ledger's repository; a 503 when the key store, and with it the ledger, is off. */
+  requireRepo(): UsageRepository {
+    if (this.repo === null) {
+      throw new UsageLedgerOffError();
+    }
+    return this.repo;
+  }
+
+  /** The ledger writer; a 503 when the ledger is off. */
+  requireLedger(): LedgerWriter {
+    if (this.ledger === null) {
+      throw new UsageLedgerOffError();
+    }
+    return this.ledger;
+  }
+
+  constructor(
+    @Inject(DATABASE) private readonly database: OpenDatabase | null,
+    config: ConfigService<AllConfig, true>,
+    catalog: CatalogService,
+  ) {
+    const store = config.get('store', { infer: true });
+    if (!database) {
+      this.repo = this.spend = this.ledger = this.recorder = this.retention = null;
+      return;
+    }
+    this.repo = new KyselyUsageRepository(database.db);
+    this.spend = new SpendTracker(this.repo, store.budgetCountsProtections);
+    this.ledger = new LedgerWriter(this.repo, database.events, this.spend, {
+      flushIntervalMs: store.flushIntervalMs,
+      maxBufferedRows: store.bufferMaxRows,
+      instanceId: this.instanceId,
+    });
+    this.recorder = new UsageRecorder(catalog, this.ledger);
+    this.retention = new LedgerRetention(this.repo, store.retentionDays);
+  }
+
+  onModuleInit(): void {
+    const { database, ledger, spend } = this;
+    if (!database || !ledger || !spend) {
+      return;
+    }
+    database.events.subscribe('gw_usage', (payload) => {
+      try {
+        const { from, keys } = JSON.parse(payload) as { from: string; keys: string[] };
+        if (from !== this.instanceId) {
+          spend.changed(keys);
+        }
+      } catch {
+        // not ours
+      }
+    });
+    // The pool must outlive the last flush, whichever shutdown hook Nest calls first.
+    database.beforeClose(() => ledger.close());
+    ledger.start();
+    this.retention?.start();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    this.retention?.stop();
+    this.spend?.close();
+    await this.ledger?.close();
+  }
+}
+
+/**
+ * Usage ledger, spend and budgets. Global so that the limits find `BUDGET_GATE` without
+ * importing this module.
+ */
+@Global()
+@Module({
+  imports: [CatalogModule],
+  providers: [
+    UsagePipeline,
+    {
+      provide: BUDGET_GATE,
+      inject: [UsagePipeline],
+      useFactory: (pipeline: UsagePipeline): SpendBudgetGate | null =>
+        pipeline.spend ? new SpendBudgetGate(pipeline.spend) : null,
+    },
+    {
+      provide: USAGE_REPOSITORY,
+      inject: [UsagePipeline],
+      useFactory: (pipeline: UsagePipeline): UsageRepository | null => pipeline.repo,
+    },
+  ],
+  exports: [UsagePipeline, BUDGET_GATE, USAGE_REPOSITORY],
+})
+export class UsageModule {}

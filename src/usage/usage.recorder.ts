@@ -1,0 +1,151 @@
+import { randomUUID } from 'node:crypto';
+import type { NextFunction } from 'express';
+import { endpointOfPath } from '../auth/key-policy';
+import type { CatalogService } from '../catalog/catalog.service';
+import type { CatalogModel } from '../catalog/catalog.types';
+import type { CanonicalUsage } from '../core/canonical';
+import type { GatewayRequest, GatewayResponse } from '../common/request-context';
+import { type TokenPrices, costPico, tokenPrices } from './cost';
+import type { LedgerRow, Outcome } from './ledger-row';
+
+/** Where finished requests' rows go. */
+export interface LedgerSink {
+  enqueue(row: LedgerRow): void;
+}
+
+function outcomeOf(req: GatewayRequest, res: GatewayResponse): Outcome {
+  const { ctx } = req;
+  if (res.statusCode === 429) {
+    return 'rate_limited';
+  }
+  if (ctx.protections !== undefined && /=blocked\b/.test(ctx.protections)) {
+    return 'blocked';
+  }
+  if (!res.writableFinished) {
+    return 'client_aborted';
+  }
+  return res.statusCode >= 400 || ctx.errorCode ? 'error' : 'completed';
+}
+
+function modelAsked(req: GatewayRequest): string | null {
+  const body = req.body as { model?: unknown } | undefined;
+  if (typeof body?.model === 'string') {
+    return body.model;
+  }
+  const query = req.query.model;
+  return typeof query === 'string' ? query : null;
+}
+
+/**
+ * Turns each finished request on a generation endpoint into a ledger row when its
+ * response closes: tokens from the usage the upstream reported, cost priced from the
+ * catalog (or estimated, and marked, when the client left before usage arrived), and
+ * the protections' verdicts and judge costs. Requests without a valid key write nothing,
+ * so anonymous traffic cannot fill the ledger.
+ */
+export class UsageRecorder {
+  private readonly prices = new WeakMap<CatalogModel, TokenPrices>();
+
+  constructor(
+    private readonly catalog: CatalogService,
+    private readonly sink: LedgerSink,
+  ) {}
+
+  /** Express middleware: watches the response; costs one listener per request. */
+  readonly middleware = (req: GatewayRequest, res: GatewayResponse, next: NextFunction): void => {
+    const endpoint = endpointOfPath(req.path);
+    if (endpoint === undefined) {
+      next();
+      return;
+    }
+    let firstByteAt: bigint | undefined;
+    // eslint-disable-next-line @typescript-eslint/unbound-method -- re-applied with its `this` below
+    const write = res.write;
+    // The first body byte marks time to first token on streams; then the original
+    // write is put back, so later chunks pay nothing.
+    res.write = function (this: GatewayResponse, ...args: unknown[]): boolean {
+      firstByteAt = process.hrtime.bigint();
+      res.write = write;
+      return (write as (...a: unknown[]) => boolean).apply(this, args);
+    } as typeof res.write;
+    res.once('close', () => {
+      const keyId = req.ctx.keyId;
+      if (keyId !== undefined) {
+        this.sink.enqueue(this.rowOf(req, res, keyId, endpoint, firstByteAt));
+      }
+    });
+    next();
+  };
+
+  private rowOf(
+    req: GatewayRequest,
+    res: GatewayResponse,
+    keyId: string,
+    endpoint: string,
+    firstByteAt: bigint | undefined,
+  ): LedgerRow {
+    const { ctx } = req;
+    const outcome = outcomeOf(req, res);
+    let usage: CanonicalUsage | undefined = ctx.usage;
+    let estimated = false;
+    if (usage === undefined && outcome === 'client_aborted' && ctx.estimateUsage) {
+      usage = ctx.estimateUsage();
+      estimated = true;
+    }
+    const model = ctx.model === undefined ? undefined : this.catalog.find(ctx.model);
+    const latencyNs = process.hrtime.bigint() - ctx.startedAt;
+    return {
+      rowId: randomUUID(),
+      createdAt: new Date(Date.now() - Number(latencyNs / 1_000_000n)),
+      requestId: ctx.requestId,
+      keyId,
+      endpoint,
+      method: req.method,
+      modelRequested: modelAsked(req),
+      model: ctx.model ?? null,
+      provider: ctx.provider ?? null,
+      status: res.statusCode,
+      outcome,
+      stream: ctx.stream ?? false,
+      inputTokens: usage?.inputTokens ?? 0,
+      cachedInputTokens: usage?.cachedInputTokens ?? 0,
+      cacheWriteTokens: usage?.cacheWriteInputTokens ?? 0,
+      outputTokens: usage?.outputTokens ?? 0,
+      reasoningTokens: usage?.reasoningTokens ?? 0,
+      costPico: usage && model ? costPico(usage, this.pricesOf(model)) : 0n,
+      costEstimated: estimated,
+      protectionCostPico: this.protectionCost(req),
+      latencyMs: Math.round(Number(latencyNs) / 1e6),
+      ttftMs:
+        ctx.stream && firstByteAt !== undefined
+          ? Math.round(Number(firstByteAt - ctx.startedAt) / 1e6)
+          : null,
+      protections: ctx.protections ?? null,
+      errorCode: ctx.errorCode ?? null,
+    };
+  }
+
+  /** Judge calls priced exactly from their token counts (the header's figure is rounded). */
+  private protectionCost(req: GatewayRequest): bigint {
+    let total = 0n;
+    for (const u of req.ctx.protectionUsage ?? []) {
+      const model = this.catalog.find(u.model);
+      if (model) {
+        total += costPico(
+          { inputTokens: u.inputTokens, outputTokens: u.outputTokens },
+          this.pricesOf(model),
+        );
+      }
+    }
+    return total;
+  }
+
+  private pricesOf(model: CatalogModel): TokenPrices {
+    let prices = this.prices.get(model);
+    if (!prices) {
+      prices = tokenPrices(model.pricing);
+      this.prices.set(model, prices);
+    }
+    return prices;
+  }
+}

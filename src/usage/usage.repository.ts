@@ -1,0 +1,196 @@
+import { type Kysely, type RawBuilder, sql } from 'kysely';
+import type { Database } from '../db/schema';
+import type {
+  LedgerPage,
+  LedgerRow,
+  Outcome,
+  SpendQuery,
+  UsageFilter,
+  UsageGroup,
+  UsageRepository,
+  UsageTotals,
+} from './ledger-row';
+
+const GROUP_EXPRESSIONS: Record<UsageGroup, RawBuilder<string>> = {
+  key: sql<string>`key_id`,
+  model: sql<string>`coalesce(model, model_requested, '')`,
+  day: sql<string>`to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD')`,
+  hour: sql<string>`to_char(date_trunc('hour', created_at AT TIME ZONE 'UTC'), 'YYYY-MM-DD"T"HH24:00:00"Z"')`,
+};
+
+const num = (v: unknown): number => Number(v ?? 0);
+const big = (v: unknown): bigint => BigInt((v as string | number | null) ?? 0);
+
+function valuesOf(r: LedgerRow): RawBuilder<unknown> {
+  return sql`(${r.rowId}::uuid, ${r.createdAt}::timestamptz, ${r.requestId}, ${r.keyId}, ${r.endpoint},
+    ${r.method}, ${r.modelRequested}, ${r.model}, ${r.provider}, ${r.status}::int, ${r.outcome},
+    ${r.stream}::boolean, ${r.inputTokens}::int, ${r.cachedInputTokens}::int, ${r.cacheWriteTokens}::int,
+    ${r.outputTokens}::int, ${r.reasoningTokens}::int, ${r.costPico.toString()}::bigint,
+    ${r.costEstimated}::boolean, ${r.protectionCostPico.toString()}::bigint, ${r.latencyMs}::int,
+    ${r.ttftMs}::int, ${r.protections}, ${r.errorCode})`;
+}
+
+/** The ledger in PostgreSQL or PGlite, through Kysely. */
+export class KyselyUsageRepository implements UsageRepository {
+  constructor(private readonly db: Kysely<Database>) {}
+
+  /**
+   * One statement: the rows, their daily totals and the keys' last-used times change
+   * together or not at all, and a row already stored (a retried batch) counts once.
+   */
+  async insert(rows: LedgerRow[]): Promise<void> {
+    if (rows.length === 0) {
+      return;
+    }
+    await sql`
+      WITH ins AS (
+        INSERT INTO usage_ledger (row_id, created_at, request_id, key_id, endpoint, method,
+          model_requested, model, provider, status, outcome, stream, input_tokens,
+          cached_input_tokens, cache_write_tokens, output_tokens, reasoning_tokens, cost_pusd,
+          cost_estimated, protection_cost_pusd, latency_ms, ttft_ms, protections, error_code)
+        VALUES ${sql.join(rows.map(valuesOf))}
+        ON CONFLICT (row_id) DO NOTHING
+        RETURNING *
+      ), daily AS (
+        INSERT INTO usage_daily AS d (key_id, day, model, requests, errors, input_tokens,
+          cached_input_tokens, cache_write_tokens, output_tokens, reasoning_tokens, cost_pusd,
+          protection_cost_pusd)
+        SELECT key_id, (created_at AT TIME ZONE 'UTC')::date, coalesce(model, ''), count(*),
+          count(*) FILTER (WHERE outcome <> 'completed'), sum(input_tokens),
+          sum(cached_input_tokens), sum(cache_write_tokens), sum(output_tokens),
+          sum(reasoning_tokens), sum(cost_pusd), sum(protection_cost_pusd)
+        FROM ins GROUP BY 1, 2, 3
+        ON CONFLICT (key_id, day, model) DO UPDATE SET
+          requests = d.requests + excluded.requests,
+          errors = d.errors + excluded.errors,
+          input_tokens = d.input_tokens + excluded.input_tokens,
+          cached_input_tokens = d.cached_input_tokens + excluded.cached_input_tokens,
+          cache_write_tokens = d.cache_write_tokens + excluded.cache_write_tokens,
+          output_tokens = d.output_tokens + excluded.output_tokens,
+          reasoning_tokens = d.reasoning_tokens + excluded.reasoning_tokens,
+          cost_pusd = d.cost_pusd + excluded.cost_pusd,
+          protection_cost_pusd = d.protection_cost_pusd + excluded.protection_cost_pusd
+      )
+      UPDATE api_keys AS k SET last_used_at = greatest(k.last_used_at, u.at)
+      FROM (SELECT key_id, max(created_at) AS at FROM ins GROUP BY key_id) AS u
+      WHERE k.id = u.key_id`.execute(this.db);
+  }
+
+  async totals(filter: UsageFilter, group: UsageGroup | undefined): Promise<UsageTotals[]> {
+    const groupExpr = group === undefined ? sql<string | null>`NULL` : GROUP_EXPRESSIONS[group];
+    const result = await sql<Record<string, unknown>>`
+      SELECT ${groupExpr} AS grp, count(*) AS requests,
+        count(*) FILTER (WHERE outcome <> 'completed') AS errors,
+        coalesce(sum(input_tokens), 0)::text AS input_tokens,
+        coalesce(sum(cached_input_tokens), 0)::text AS cached_input_tokens,
+        coalesce(sum(cache_write_tokens), 0)::text AS cache_write_tokens,
+        coalesce(sum(output_tokens), 0)::text AS output_tokens,
+        coalesce(sum(reasoning_tokens), 0)::text AS reasoning_tokens,
+        coalesce(sum(cost_pusd), 0)::text AS cost,
+        coalesce(sum(cost_pusd) FILTER (WHERE cost_estimated), 0)::text AS estimated_cost,
+        coalesce(sum(protection_cost_pusd), 0)::text AS protection_cost
+      FROM usage_ledger
+      WHERE ${this.where(filter)}
+      ${group === undefined ? sql`` : sql`GROUP BY 1 ORDER BY 1`}`.execute(this.db);
+    return result.rows.map((r) => ({
+      group: (r.grp as string | null) ?? null,
+      requests: num(r.requests),
+      errors: num(r.errors),
+      inputTokens: num(r.input_tokens),
+      cachedInputTokens: num(r.cached_input_tokens),
+      cacheWriteTokens: num(r.cache_write_tokens),
+      outputTokens: num(r.output_tokens),
+      reasoningTokens: num(r.reasoning_tokens),
+      costPico: big(r.cost),
+      estimatedCostPico: big(r.estimated_cost),
+      protectionCostPico: big(r.protection_cost),
+    }));
+  }
+
+  async requests(filter: UsageFilter, limit: number, after?: string): Promise<LedgerPage> {
+    const cursor = after !== undefined && /^\d+$/.test(after) ? after : undefined;
+    const result = await sql<Record<string, unknown>>`
+      SELECT id::text AS id, row_id::text AS row_id, created_at, request_id, key_id, endpoint,
+        method, model_requested, model, provider, status, outcome, stream, input_tokens,
+        cached_input_tokens, cache_write_tokens, output_tokens, reasoning_tokens,
+        cost_pusd::text AS cost_pusd, cost_estimated, protection_cost_pusd::text AS protection_cost_pusd,
+        latency_ms, ttft_ms, protections, error_code
+      FROM usage_ledger
+      WHERE ${this.where(filter)} ${cursor === undefined ? sql`` : sql`AND id < ${cursor}::bigint`}
+      ORDER BY id DESC
+      LIMIT ${limit + 1}`.execute(this.db);
+    const rows = result.rows.slice(0, limit).map((r) => ({
+      id: r.id as string,
+      rowId: r.row_id as string,
+      createdAt: r.created_at as Date,
+      requestId: r.request_id as string,
+      keyId: r.key_id as string,
+      endpoint: r.endpoint as string,
+      method: r.method as string,
+      modelRequested: r.model_requested as string | null,
+      model: r.model as string | null,
+      provider: r.provider as string | null,
+      status: num(r.status),
+      outcome: r.outcome as Outcome,
+      stream: r.stream as boolean,
+      inputTokens: num(r.input_tokens),
+      cachedInputTokens: num(r.cached_input_tokens),
+      cacheWriteTokens: num(r.cache_write_tokens),
+      outputTokens: num(r.output_tokens),
+      reasoningTokens: num(r.reasoning_tokens),
+      costPico: big(r.cost_pusd),
+      costEstimated: r.cost_estimated as boolean,
+      protectionCostPico: big(r.protection_cost_pusd),
+      latencyMs: num(r.latency_ms),
+      ttftMs: r.ttft_ms === null ? null : num(r.ttft_ms),
+      protections: r.protections as string | null,
+      errorCode: r.error_code as string | null,
+    }));
+    return result.rows.length > limit ? { rows, next: rows[rows.length - 1].id } : { rows };
+  }
+
+  async spend(query: SpendQuery): Promise<Map<string, bigint>> {
+    const out = new Map<string, bigint>();
+    if (query.keyIds.length === 0) {
+      return out;
+    }
+    const since = query.since.toISOString().slice(0, 10);
+    const total = query.includeProtections
+      ? sql`sum(cost_pusd + protection_cost_pusd)`
+      : sql`sum(cost_pusd)`;
+    const result = await sql<{ key_id: string; spent: string }>`
+      SELECT key_id, ${total}::text AS spent FROM usage_daily
+      WHERE key_id IN (${sql.join(query.keyIds)}) AND day >= ${since}::date
+      GROUP BY key_id`.execute(this.db);
+    for (const r of result.rows) {
+      out.set(r.key_id, BigInt(r.spent));
+    }
+    return out;
+  }
+
+  async prune(before: Date): Promise<number> {
+    let total = 0;
+    // In slices, so a long-neglected table is not cleaned in one huge transaction.
+    for (;;) {
+      const result = await sql`
+        DELETE FROM usage_ledger WHERE id IN (
+          SELECT id FROM usage_ledger WHERE created_at < ${before} LIMIT 10000)`.execute(this.db);
+      const n = Number(result.numAffectedRows ?? 0n);
+      total += n;
+      if (n < 10000) {
+        return total;
+      }
+    }
+  }
+
+  private where(filter: UsageFilter): RawBuilder<unknown> {
+    const parts = [sql`created_at >= ${filter.from}`, sql`created_at < ${filter.to}`];
+    if (filter.keyId !== undefined) {
+      parts.push(sql`key_id = ${filter.keyId}`);
+    }
+    if (filter.model !== undefined) {
+      parts.push(sql`coalesce(model, model_requested) = ${filter.model}`);
+    }
+    return sql.join(parts, sql` AND `);
+  }
+}

@@ -1,6 +1,6 @@
-import { chatLimitFacts } from '../../limits/extractors/chat.limits';
-import { chatProtections } from '../../policy/protections/extractors/chat.protections';
-import { chatSystemPrompt } from '../../policy/system-prompt.rule';
+import { chatLimitFacts } from './chat.limits';
+import { chatProtections } from './chat.protections';
+import { chatSystemPrompt } from './chat.system-prompt';
 import type { GenerationFacts } from '../shared/generation.guard';
 import type { ChatCompletionRequestDto } from './chat-request.dto';
 import { validateChatRequest } from './chat-request.validation';

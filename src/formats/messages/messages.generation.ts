@@ -1,6 +1,6 @@
-import { messagesLimitFacts } from '../../limits/extractors/messages.limits';
-import { messagesProtections } from '../../policy/protections/extractors/messages.protections';
-import { messagesSystemPrompt } from '../../policy/system-prompt.rule';
+import { messagesLimitFacts } from './messages.limits';
+import { messagesProtections } from './messages.protections';
+import { messagesSystemPrompt } from './messages.system-prompt';
 import type { GenerationFacts } from '../shared/generation.guard';
 import type { MessagesRequestDto } from './messages-request.dto';
 import { validateMessagesRequest } from './messages-request.validation';

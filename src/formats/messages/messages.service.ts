@@ -18,7 +18,7 @@ import {
   framesOf,
 } from '../../upstream/provider.interface';
 import { ProviderRegistry } from '../../upstream/provider-registry';
-import { messagesProtections } from '../../policy/protections/extractors/messages.protections';
+import { messagesProtections } from './messages.protections';
 import { OutputProtections } from '../../policy/protections/output-protections';
 import { stripProtectionTools } from '../../policy/protections/protection-facts';
 import { ProtectionRegistry } from '../../policy/protections/protection-registry';
@@ -32,7 +32,7 @@ import type { CountTokensRequestDto, MessagesRequestDto } from './messages-reque
 import { decodeMessagesRequest } from './messages.decoder';
 import { MessagesEventEncoder, toAnthropicMessage } from './messages.encoder';
 import { fromAnthropicUsage, relayMessagesFrames } from './messages.passthrough';
-import { messagesLimitFacts } from '../../limits/extractors/messages.limits';
+import { messagesLimitFacts } from './messages.limits';
 import { estimatePromptTokens } from '../../limits/tokens/token-estimator';
 
 /**

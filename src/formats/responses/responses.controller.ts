@@ -11,7 +11,7 @@ import {
   UseFilters,
 } from '@nestjs/common';
 import type { GatewayRequest, GatewayResponse } from '../../common/request-context';
-import { storedResponseLimitFacts } from '../../limits/extractors/responses.limits';
+import { storedResponseLimitFacts } from './responses.limits';
 import { RequestLimits } from '../../limits/request-limits.guard';
 import { OpenAiExceptionFilter } from '../openai/openai-exception.filter';
 import { Generation } from '../shared/generation.guard';

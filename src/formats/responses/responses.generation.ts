@@ -1,6 +1,6 @@
-import { responsesLimitFacts } from '../../limits/extractors/responses.limits';
-import { responsesProtections } from '../../policy/protections/extractors/responses.protections';
-import { responsesSystemPrompt } from '../../policy/system-prompt.rule';
+import { responsesLimitFacts } from './responses.limits';
+import { responsesProtections } from './responses.protections';
+import { responsesSystemPrompt } from './responses.system-prompt';
 import type { GenerationFacts } from '../shared/generation.guard';
 import type { ResponsesRequestDto } from './responses-request.dto';
 import { validateResponsesRequest } from './responses-request.validation';

@@ -32,11 +32,14 @@ export default tseslint.config(
     },
   },
   // Layers: core knows nothing else; the catalog knows no caller; upstream providers know
-  // no wire-format handling, policy or limits (they meet in formats/).
+  // no wire-format handling, policy or limits (they meet in formats/); policy and limits
+  // are format-neutral (each format brings its own extractors and checks).
   ...[
     { files: ['src/core/**/*.ts'], layers: ['catalog', 'upstream', 'formats', 'policy', 'limits', 'auth'] },
     { files: ['src/catalog/**/*.ts'], layers: ['upstream', 'formats', 'policy', 'limits'] },
     { files: ['src/upstream/**/*.ts'], layers: ['formats', 'policy', 'limits'] },
+    { files: ['src/policy/**/*.ts'], layers: ['formats'] },
+    { files: ['src/limits/**/*.ts'], layers: ['formats'] },
     { files: ['src/common/**/*.ts', 'src/config/**/*.ts'], layers: ['upstream', 'formats', 'policy'] },
   ].map(({ files, layers }) => ({
     files,

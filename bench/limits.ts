@@ -18,7 +18,7 @@ import { CatalogService } from '../src/catalog/catalog.service';
 import type { CatalogModel } from '../src/catalog/catalog.types';
 import type { GatewayRequest, GatewayResponse } from '../src/common/request-context';
 import type { AllConfig, LimitsConfig } from '../src/config';
-import { chatLimitFacts } from '../src/limits/extractors/chat.limits';
+import { chatLimitFacts } from '../src/formats/chat-completions/chat.limits';
 import { LimitsHealth } from '../src/limits/limits-health';
 import { LimitsService } from '../src/limits/limits.service';
 import { MemoryRateLimitStore } from '../src/limits/rate/memory.store';

@@ -14,8 +14,8 @@ import {
 import type { GatewayRequest, GatewayResponse } from '../common/request-context';
 import type { AllConfig, LimitsConfig } from '../config';
 import type { RateLimits } from '../config/limits.config';
-import { chatLimitFacts } from './extractors/chat.limits';
-import { messagesLimitFacts } from './extractors/messages.limits';
+import { chatLimitFacts } from '../formats/chat-completions/chat.limits';
+import { messagesLimitFacts } from '../formats/messages/messages.limits';
 import { LimitsHealth } from './limits-health';
 import { LimitsService } from './limits.service';
 import { MemoryRateLimitStore } from './rate/memory.store';

@@ -2,7 +2,8 @@ import type { ExecutionContext } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { MissingSystemPromptError } from '../common/errors/gateway-errors';
 import { RequireSystemPrompt, SystemPromptGuard } from './system-prompt.guard';
-import { chatSystemPrompt, messagesSystemPrompt } from './system-prompt.rule';
+import { chatSystemPrompt } from '../formats/chat-completions/chat.system-prompt';
+import { messagesSystemPrompt } from '../formats/messages/messages.system-prompt';
 
 class Routes {
   @RequireSystemPrompt(chatSystemPrompt)

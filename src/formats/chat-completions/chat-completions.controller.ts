@@ -3,24 +3,24 @@ import type { GatewayRequest, GatewayResponse } from '../../common/request-conte
 import { OpenAiExceptionFilter } from '../openai/openai-exception.filter';
 import { Generation } from '../shared/generation.guard';
 import type { ChatCompletionRequestDto } from './chat-request.dto';
-import { ChatCompletionsService } from './chat-completions.service';
-import { chatGeneration } from './chat.generation';
+import { GenerationPipeline } from '../shared/generation.pipeline';
+import { chatAdapter } from './chat.adapter';
 
 /** OpenAI Chat Completions: `POST /v1/chat/completions`, every catalog model. */
 @Controller('v1/chat')
 @UseFilters(OpenAiExceptionFilter)
 export class ChatCompletionsController {
-  constructor(private readonly service: ChatCompletionsService) {}
+  constructor(private readonly pipeline: GenerationPipeline) {}
 
   @Post('completions')
   @HttpCode(200)
-  @Generation(chatGeneration)
+  @Generation(chatAdapter)
   create(
     // Validated in place by the generation guard.
     @Body() body: ChatCompletionRequestDto,
     @Req() req: GatewayRequest,
     @Res() res: GatewayResponse,
   ): Promise<void> {
-    return this.service.handle(body, req, res);
+    return this.pipeline.serve(chatAdapter, body, req, res);
   }
 }

@@ -13,8 +13,9 @@ import { Generation } from '../shared/generation.guard';
 import { AnthropicExceptionFilter } from './anthropic-exception.filter';
 import type { CountTokensRequestDto, MessagesRequestDto } from './messages-request.dto';
 import { validateCountTokensRequest } from './messages-request.validation';
-import { MessagesService } from './messages.service';
-import { messagesGeneration } from './messages.generation';
+import { GenerationPipeline } from '../shared/generation.pipeline';
+import { CountTokensService } from './count-tokens.service';
+import { messagesAdapter } from './messages.adapter';
 
 class CountTokensRequestPipe implements PipeTransform<unknown, CountTokensRequestDto> {
   transform(value: unknown): CountTokensRequestDto {
@@ -30,18 +31,21 @@ class CountTokensRequestPipe implements PipeTransform<unknown, CountTokensReques
 @Controller('v1/messages')
 @UseFilters(AnthropicExceptionFilter)
 export class MessagesController {
-  constructor(private readonly service: MessagesService) {}
+  constructor(
+    private readonly pipeline: GenerationPipeline,
+    private readonly counter: CountTokensService,
+  ) {}
 
   @Post()
   @HttpCode(200)
-  @Generation(messagesGeneration)
+  @Generation(messagesAdapter)
   create(
     // Validated in place by the generation guard.
     @Body() body: MessagesRequestDto,
     @Req() req: GatewayRequest,
     @Res() res: GatewayResponse,
   ): Promise<void> {
-    return this.service.handle(body, req, res);
+    return this.pipeline.serve(messagesAdapter, body, req, res);
   }
 
   /** No system-prompt rule here: counting generates nothing, and `system` is optional. */
@@ -52,6 +56,6 @@ export class MessagesController {
     @Req() req: GatewayRequest,
     @Res({ passthrough: true }) res: GatewayResponse,
   ): Promise<unknown> {
-    return this.service.countTokens(body, req, res);
+    return this.counter.countTokens(body, req, res);
   }
 }

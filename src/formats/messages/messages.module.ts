@@ -1,14 +1,12 @@
 import { Module } from '@nestjs/common';
-import { CatalogModule } from '../../catalog/catalog.module';
-import { PolicyModule } from '../../policy/policy.module';
-import { UpstreamModule } from '../../upstream/upstream.module';
+import { GenerationModule } from '../shared/generation.module';
 import { MessagesController } from './messages.controller';
-import { MessagesService } from './messages.service';
+import { CountTokensService } from './count-tokens.service';
 
 /** The Anthropic Messages wire format. */
 @Module({
-  imports: [CatalogModule, PolicyModule, UpstreamModule],
+  imports: [GenerationModule],
   controllers: [MessagesController],
-  providers: [MessagesService],
+  providers: [CountTokensService],
 })
 export class MessagesModule {}

@@ -11,13 +11,13 @@ import {
   UseFilters,
 } from '@nestjs/common';
 import type { GatewayRequest, GatewayResponse } from '../../common/request-context';
-import { storedResponseLimitFacts } from '../../limits/extractors/responses.limits';
+import { storedResponseLimitFacts } from './responses.limits';
 import { RequestLimits } from '../../limits/request-limits.guard';
 import { OpenAiExceptionFilter } from '../openai/openai-exception.filter';
 import { Generation } from '../shared/generation.guard';
 import type { ResponsesRequestDto } from './responses-request.dto';
-import { ResponsesService } from './responses.service';
-import { responsesGeneration } from './responses.generation';
+import { GenerationPipeline } from '../shared/generation.pipeline';
+import { responsesAdapter } from './responses.adapter';
 import { StoredResponsesService } from './stored-responses.service';
 
 /** OpenAI Responses API: `POST /v1/responses` (openai-family models), and stored responses. */
@@ -25,20 +25,20 @@ import { StoredResponsesService } from './stored-responses.service';
 @UseFilters(OpenAiExceptionFilter)
 export class ResponsesController {
   constructor(
-    private readonly service: ResponsesService,
+    private readonly pipeline: GenerationPipeline,
     private readonly stored: StoredResponsesService,
   ) {}
 
   @Post()
   @HttpCode(200)
-  @Generation(responsesGeneration)
+  @Generation(responsesAdapter)
   create(
     // Validated in place by the generation guard.
     @Body() body: ResponsesRequestDto,
     @Req() req: GatewayRequest,
     @Res() res: GatewayResponse,
   ): Promise<void> {
-    return this.service.create(body, req, res);
+    return this.pipeline.serve(responsesAdapter, body, req, res);
   }
 
   @Get(':id')

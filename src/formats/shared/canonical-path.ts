@@ -53,26 +53,45 @@ export interface GenerationRoute {
 }
 
 /**
- * Resolves the model, records it and whether the request streams in the log context, and
- * picks the serving path (the canonical one when the request has outgoing protections).
+ * Records the resolved model, its provider and whether the request streams in the log
+ * context, and picks the serving path (the canonical one when the request has outgoing
+ * protections).
  */
 export function routeGeneration(
-  catalog: CatalogService,
+  model: CatalogModel,
   providers: ProviderRegistry,
-  outputs: { active(req: GatewayRequest): boolean },
+  isProtected: boolean,
   format: WireFormat,
-  body: { model: string; stream?: boolean | null },
+  body: { stream?: boolean | null },
   req: GatewayRequest,
 ): GenerationRoute {
-  const { model, provider } = resolveModel(catalog, providers, format, body.model, req);
+  req.ctx.model = model.id;
+  req.ctx.provider = model.provider.name;
   req.ctx.stream = body.stream === true;
-  const isProtected = outputs.active(req);
+  const provider = providers.get(model.provider);
   return {
     model,
     provider,
     path: servingPath(format, model, provider, isProtected),
     isProtected,
   };
+}
+
+/** Routes by request, decided once by the generation guard; a WeakMap keeps them off the request type. */
+const routes = new WeakMap<object, GenerationRoute>();
+
+/** Carries the route the guard decided to the pipeline. */
+export function rememberRoute(req: GatewayRequest, route: GenerationRoute): void {
+  routes.set(req, route);
+}
+
+/** The route the generation guard decided for `req` (its handler runs only after it). */
+export function routeOf(req: GatewayRequest): GenerationRoute {
+  const route = routes.get(req);
+  if (route === undefined) {
+    throw new Error('generation request served without the generation guard');
+  }
+  return route;
 }
 
 /**

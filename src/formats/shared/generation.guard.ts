@@ -17,13 +17,17 @@ import { REQUEST_LIMITS } from '../../limits/request-limits.guard';
 import type { ProtectionExtractor } from '../../policy/protections/protection-facts';
 import { TracingService } from '../../observability/tracing/tracing.service';
 import { ProtectionsGate } from '../../policy/protections/protections.gate';
+import { OutputProtections } from '../../policy/protections/output-protections';
 import type { SystemPromptCheck } from '../../policy/system-prompt.rule';
+import { ProviderRegistry } from '../../upstream/provider-registry';
+import { rememberRoute, routeGeneration } from './canonical-path';
+import type { GenerationBody } from './generation.adapter';
 
 /**
  * What the admission of a generation request needs from its wire format: pure functions
  * over the body, each living in the format's folder.
  */
-export interface GenerationFacts<B = unknown> {
+export interface GenerationFacts<B extends GenerationBody = GenerationBody> {
   format: WireFormat;
   /** Validates the body in place (no copy) and types it; throws the 400. */
   validate(body: unknown): B;
@@ -52,6 +56,7 @@ export const Generation = (facts: GenerationFacts): MethodDecorator =>
  * Admission of a generation request, cheapest refusal first (auth ran before, globally):
  * the model and whether this endpoint serves it (404/400/503); the body's validity and
  * rule S1 (400); the protections' settings, which strip the protection tools (400); the
+ * serving path (400 when no path serves the model here), decided once for the pipeline; the
  * request and rate limits (400/429); then the protections' checks, the local stages before
  * any paid model call. Nothing costs quota or a model call before the free checks passed.
  */
@@ -63,6 +68,8 @@ export class GenerationGuard implements CanActivate {
     private readonly limits: LimitsService,
     private readonly protections: ProtectionsGate,
     private readonly tracing: TracingService,
+    private readonly providers: ProviderRegistry,
+    private readonly outputs: OutputProtections,
   ) {}
 
   canActivate(context: ExecutionContext): true | Promise<true> {
@@ -74,17 +81,27 @@ export class GenerationGuard implements CanActivate {
     const req = http.getRequest<GatewayRequest>();
     const res = http.getResponse<GatewayResponse>();
     const body: unknown = req.body;
-    const model = (body as { model?: unknown } | null)?.model;
-    if (typeof model === 'string') {
-      // A body without a model string is validation's 400 below.
-      this.catalog.resolve(model, facts.format);
-    }
-    facts.validate(body);
+    const id = (body as { model?: unknown } | null)?.model;
+    // A body without a model string is validation's 400 below.
+    const resolved = typeof id === 'string' ? this.catalog.resolve(id, facts.format) : undefined;
+    const valid = facts.validate(body);
     const violation = facts.systemPrompt(body);
     if (violation) {
       throw new MissingSystemPromptError(violation.message, violation.param);
     }
     const plan = this.protections.plan(facts.protections, req, res);
+    // The serving path, decided once: the pipeline serves what is decided here.
+    rememberRoute(
+      req,
+      routeGeneration(
+        resolved ?? this.catalog.resolve(valid.model, facts.format),
+        this.providers,
+        this.outputs.active(req),
+        facts.format,
+        valid,
+        req,
+      ),
+    );
     const admit = (): true | Promise<true> =>
       this.limits.admit(facts.limits(body, req.query), req, res);
     const admitted = this.tracing.enabled

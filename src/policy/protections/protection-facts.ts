@@ -1,5 +1,5 @@
 import type { PartSource } from './prompt-injection/detector';
-import { asArray, isRecord } from '../../limits/extractors/read';
+import { asArray, isRecord } from '../../common/json-read';
 
 export const PROMPT_INJECTION_TOOL = 'prompt_injection_protection';
 export const SYSTEM_PROMPT_FILTER_TOOL = 'system_prompt_filter';

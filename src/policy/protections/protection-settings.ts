@@ -1,5 +1,5 @@
 import { InvalidRequestError } from '../../common/errors/gateway-errors';
-import { isRecord } from '../../limits/extractors/read';
+import { isRecord } from '../../common/json-read';
 
 /** A setting's value as the tool's schema gave it, with the path to name it in a 400. */
 export interface RawSetting {

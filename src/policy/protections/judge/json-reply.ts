@@ -1,4 +1,4 @@
-import { isRecord } from '../../../limits/extractors/read';
+import { isRecord } from '../../../common/json-read';
 
 /** A judge's answer is short; text beyond this is not scanned. */
 const MAX_REPLY_CHARS = 20_000;

@@ -6,13 +6,8 @@ export {
   parseFilterSettings,
 } from './settings';
 export { takeSecrets } from './secrets';
-export {
-  type CompiledSecrets,
-  type LeakInfo,
-  type MatchResult,
-  compileSecrets,
-  LeakMatcher,
-} from './leak-matcher';
+export { type CompiledSecrets, compileSecrets } from './compiled-secrets';
+export { type LeakInfo, type MatchResult, LeakMatcher } from './leak-matcher';
 export {
   type FilterHooks,
   type LeakChannel,

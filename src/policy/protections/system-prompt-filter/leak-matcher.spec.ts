@@ -1,5 +1,6 @@
 import type { FilterAction } from './settings';
-import { compileSecrets, LeakMatcher, type LeakChannelKind } from './leak-matcher';
+import { compileSecrets } from './compiled-secrets';
+import { LeakMatcher, type LeakChannelKind } from './leak-matcher';
 import { takeSecrets } from './secrets';
 
 const PROMPT =

@@ -1,6 +1,7 @@
 import { type MonoTypeOperatorFunction, Observable, Subscription, identity } from 'rxjs';
 import type { CanonicalEvent } from '../../../core/canonical';
-import { compileSecrets, type CompiledSecrets, type LeakInfo, LeakMatcher } from './leak-matcher';
+import { compileSecrets, type CompiledSecrets } from './compiled-secrets';
+import { type LeakInfo, LeakMatcher } from './leak-matcher';
 import type { FilterAction, FilterSettings } from './settings';
 
 export type LeakChannel = 'text' | 'reasoning' | 'tool_arguments';

@@ -1,5 +1,12 @@
-import { type LimitFacts, emptyFacts } from '../limit-facts';
-import { asArray, isRecord, outputCaps, pushJson, pushText, pushTool } from './read';
+import { type LimitFacts, emptyFacts } from '../../limits/limit-facts';
+import {
+  asArray,
+  isRecord,
+  outputCaps,
+  pushJson,
+  pushText,
+  pushTool,
+} from '../../common/json-read';
 
 /** Content of a message item or of a tool output: a string or a list of parts. */
 function readContent(facts: LimitFacts, content: unknown): void {

@@ -1,5 +1,12 @@
-import { type LimitFacts, emptyFacts } from '../limit-facts';
-import { asArray, isRecord, outputCaps, pushJson, pushText, pushTool } from './read';
+import { type LimitFacts, emptyFacts } from '../../limits/limit-facts';
+import {
+  asArray,
+  isRecord,
+  outputCaps,
+  pushJson,
+  pushText,
+  pushTool,
+} from '../../common/json-read';
 
 /** `POST /v1/chat/completions`: messages (string or part arrays, tool calls), tools. */
 export function chatLimitFacts(body: unknown): LimitFacts {

@@ -1,11 +1,11 @@
-import { asArray, isRecord } from '../../../limits/extractors/read';
+import { asArray, isRecord } from '../../common/json-read';
 import {
   type LabeledPart,
   type ProtectionExtractor,
   type ProtectionTool,
   pushPart,
   textOf,
-} from '../protection-facts';
+} from '../../policy/protections/protection-facts';
 
 const USER_TEXT = ['input_text', 'text'];
 const OUTPUT_ITEMS = ['function_call_output', 'custom_tool_call_output'];

@@ -1,11 +1,11 @@
-import { asArray, isRecord, type Json } from '../../../limits/extractors/read';
+import { asArray, isRecord, type Json } from '../../common/json-read';
 import {
   type LabeledPart,
   type ProtectionExtractor,
   type ProtectionTool,
   pushPart,
   textOf,
-} from '../protection-facts';
+} from '../../policy/protections/protection-facts';
 
 /** A `document` block's text: plain-text source, or a content source's text blocks. */
 function documentText(block: Json): string {

@@ -1,5 +1,12 @@
-import { type LimitFacts, emptyFacts } from '../limit-facts';
-import { asArray, isRecord, outputCaps, pushJson, pushText, pushTool } from './read';
+import { type LimitFacts, emptyFacts } from '../../limits/limit-facts';
+import {
+  asArray,
+  isRecord,
+  outputCaps,
+  pushJson,
+  pushText,
+  pushTool,
+} from '../../common/json-read';
 
 /** Content blocks (of a message, a tool result or the system prompt). */
 function readBlocks(facts: LimitFacts, content: unknown): void {

@@ -1,4 +1,4 @@
-import { own } from '../../common/own';
+import { own } from './own';
 /** Small readers shared by the extractors: they accept anything and never throw. */
 
 export type Json = Record<string, unknown>;

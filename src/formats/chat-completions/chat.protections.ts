@@ -1,11 +1,11 @@
-import { asArray, isRecord } from '../../../limits/extractors/read';
+import { asArray, isRecord } from '../../common/json-read';
 import {
   type LabeledPart,
   type ProtectionExtractor,
   type ProtectionTool,
   pushPart,
   textOf,
-} from '../protection-facts';
+} from '../../policy/protections/protection-facts';
 
 /** `POST /v1/chat/completions`: `{"type":"function","function":{"name","parameters"}}` tools. */
 export const chatProtections: ProtectionExtractor = {

@@ -1,0 +1,287 @@
+/** The report: the tables printed at the end and the results file. */
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { cpus } from 'node:os';
+import { join } from 'node:path';
+import { type MicroResult, microTable } from './micro';
+import type { Summary } from './stats';
+import { LONG_SYSTEM_PROMPT } from './bodies';
+import { LATENCY_CASES, PROTECTIONS, STREAM_CASES } from './cases';
+import {
+  type Comparison,
+  type LatencyComparison,
+  type LoadResult,
+  type ProtectionComparison,
+  type StreamComparison,
+} from './phases';
+import {
+  BURST,
+  CHUNK_COUNT,
+  LOAD,
+  LOG_LEVEL,
+  RATE_LIMIT_ENV,
+  ROOT,
+  SCALE,
+  type Variant,
+} from './settings';
+import type { LogSummary } from './children';
+
+/** What one upstream variant measured. */
+export interface VariantResult {
+  variant: Variant;
+  /** One entry per LATENCY_CASES entry, in order. */
+  latencies: LatencyComparison[];
+  /** One entry per STREAM_CASES entry, in order. */
+  streams: StreamComparison[];
+  load: { direct: LoadResult; gateway: LoadResult };
+  anomalies: Record<string, number>;
+  gatewayLog: LogSummary;
+}
+
+export function fmt(value: number | undefined, digits = 3): string {
+  return value === undefined || Number.isNaN(value) ? '-' : value.toFixed(digits);
+}
+
+export function signed(value: number, digits = 3): string {
+  return `${value >= 0 ? '+' : ''}${value.toFixed(digits)}`;
+}
+
+export function row(label: string, direct = '', gateway = '', added = ''): string {
+  return `    ${label.padEnd(32)}${direct.padStart(12)}${gateway.padStart(12)}${added.padStart(14)}`;
+}
+
+export function comparisonRows(label: string, c: Comparison): string[] {
+  return [
+    row(`${label} p50 (ms)`, fmt(c.direct.p50), fmt(c.gateway.p50), signed(c.added.p50)),
+    row(`${label} p99 (ms)`, fmt(c.direct.p99), fmt(c.gateway.p99), signed(c.added.p99)),
+    row(
+      `${label} paired Δ p50 / p99`,
+      '',
+      '',
+      `${fmt(c.pairedDelta.p50)} / ${fmt(c.pairedDelta.p99)}`,
+    ),
+  ];
+}
+
+/** `<path>`, plus the direct call's path when it differs (translated paths). */
+export function paths(
+  c: { path: string; direct?: { path: string } } | undefined,
+  path: string,
+): string {
+  const directPath = c?.direct?.path;
+  return directPath === undefined || directPath === path ? path : `${path} (direct: ${directPath})`;
+}
+
+/**
+ * A protected case's lines: the gateway without the tool against the same direct samples,
+ * then what the tool adds (per-round differences), for each measure.
+ */
+export function protectionRows(measures: [string, Summary, ProtectionComparison][]): string[] {
+  return [
+    ...measures.map(([label, direct, p]) =>
+      row(
+        `${label} p50, no tool (ms)`,
+        fmt(direct.p50),
+        fmt(p.unprotected.p50),
+        signed(p.unprotected.p50 - direct.p50),
+      ),
+    ),
+    ...measures.map(([label, , p]) =>
+      row(
+        `protection Δ ${label} p50 / p99`,
+        '',
+        '',
+        `${signed(p.added.p50)} / ${signed(p.added.p99)}`,
+      ),
+    ),
+  ];
+}
+
+/** `n=<count> pairs`, or rounds of three for a protected case. */
+export function counted(count: number, protectedCase: boolean): string {
+  return protectedCase
+    ? `n=${count} rounds: direct, gateway without the tool, with it`
+    : `n=${count} pairs`;
+}
+
+export function latencyRows(l: LatencyComparison): string[] {
+  const c = LATENCY_CASES.find((x) => x.name === l.name);
+  return [
+    `  Non-stream ${l.name} ${paths(c, l.path)}, concurrency 1 (${counted(l.latency.direct.count, l.protection !== undefined)})`,
+    ...comparisonRows('latency', l.latency),
+    ...(l.protection === undefined
+      ? []
+      : protectionRows([['latency', l.latency.direct, l.protection]])),
+  ];
+}
+
+export function streamRows(s: StreamComparison): string[] {
+  const c = STREAM_CASES.find((x) => x.name === s.name);
+  const direct = c?.direct?.contentEventLabel;
+  const label =
+    (c?.contentEventLabel ?? '') +
+    (direct === undefined || direct === c?.contentEventLabel ? '' : `; direct: ${direct}`);
+  return [
+    `  Stream ${s.name} ${paths(c, s.path)}, concurrency 1 (${counted(s.ttft.direct.count, s.protection !== undefined)}; TTFT: ${label})`,
+    ...comparisonRows('TTFT', s.ttft),
+    row(
+      'whole stream p50 (ms)',
+      fmt(s.total.direct.p50),
+      fmt(s.total.gateway.p50),
+      signed(s.total.added.p50),
+    ),
+    ...(s.protection === undefined
+      ? []
+      : protectionRows([
+          ['TTFT', s.ttft.direct, s.protection.ttft],
+          ['whole', s.total.direct, s.protection.total],
+        ])),
+  ];
+}
+
+export function loadRows(load: VariantResult['load']): string[] {
+  const { direct: d, gateway: g } = load;
+  const change = ((g.requestsPerSec - d.requestsPerSec) / d.requestsPerSec) * 100;
+  const counts = (r: LoadResult): string => `${r.non2xx}/${r.errors}/${r.timeouts}`;
+  return [
+    row('requests/s', fmt(d.requestsPerSec, 0), fmt(g.requestsPerSec, 0), `${signed(change, 1)}%`),
+    row(
+      'latency p50 (ms)',
+      fmt(d.latencyMs.p50, 0),
+      fmt(g.latencyMs.p50, 0),
+      signed(g.latencyMs.p50 - d.latencyMs.p50, 0),
+    ),
+    row(
+      'latency p99 (ms)',
+      fmt(d.latencyMs.p99, 0),
+      fmt(g.latencyMs.p99, 0),
+      signed(g.latencyMs.p99 - d.latencyMs.p99, 0),
+    ),
+    row('non-2xx / errors / timeouts', counts(d), counts(g)),
+    row('gateway CPU per request (µs)', '', fmt(g.gatewayCpuUsPerRequest, 0)),
+    row(
+      'upstream CPU per request (µs)',
+      fmt(d.upstreamCpuUsPerRequest, 0),
+      fmt(g.upstreamCpuUsPerRequest, 0),
+    ),
+  ];
+}
+
+export function problemLines(r: VariantResult): string[] {
+  const gl = r.gatewayLog;
+  const lines = [
+    `  gateway log: ${gl.lines} lines ${JSON.stringify(gl.byLevel)}, non-200 requests: ${gl.nonOkAccessLines}`,
+    ...Object.entries(gl.nonOkRequests).map(([what, count]) => `    non-200 x${count}: ${what}`),
+    ...gl.nonOkSamples.map((l) => `    e.g. ${l}`),
+    ...gl.problems.map((p) => `    ${p}`),
+  ];
+  for (const [message, count] of Object.entries(r.anomalies)) {
+    lines.push(`  ANOMALY x${count}: ${message}`);
+  }
+  return lines;
+}
+
+export function variantTable(r: VariantResult): string {
+  const v = r.variant;
+  const seconds = Math.max(1, Math.round(LOAD.durationS * SCALE));
+  return [
+    '',
+    `${v.name} to first byte; streams: ${CHUNK_COUNT} content chunks ${v.chunkIntervalMs} ms apart`,
+    row('', 'direct', 'gateway', 'added'),
+    ...r.latencies.flatMap(latencyRows),
+    ...r.streams.flatMap(streamRows),
+    `  Non-stream chat, ${LOAD.connections} connections, ${seconds} s (autocannon, 1 ms resolution)`,
+    ...loadRows(r.load),
+    ...problemLines(r),
+  ].join('\n');
+}
+
+export interface Environment {
+  node: string;
+  cpus: number;
+  cpuModel: string;
+  platform: string;
+  logLevel: string;
+  gitCommit?: string;
+  gitDirty?: boolean;
+  scale: number;
+}
+
+export function environment(): Environment {
+  const git = (args: string[]): string | undefined => {
+    const r = spawnSync('git', args, { cwd: ROOT, encoding: 'utf8' });
+    return r.status === 0 ? r.stdout.trim() : undefined;
+  };
+  const status = git(['status', '--porcelain', '--', 'src']);
+  return {
+    node: process.version,
+    cpus: cpus().length,
+    cpuModel: cpus()[0]?.model ?? 'unknown',
+    platform: `${process.platform}-${process.arch}`,
+    logLevel: LOG_LEVEL,
+    gitCommit: git(['rev-parse', '--short', 'HEAD']),
+    gitDirty: status === undefined ? undefined : status !== '',
+    scale: SCALE,
+  };
+}
+
+export function printReport(env: Environment, micro: MicroResult, results: VariantResult[]): void {
+  const head = [
+    'Reasoning Inference Gateway - overhead benchmark',
+    `node ${env.node}, ${env.cpus} CPUs (${env.cpuModel}), ${env.platform}`,
+    `gateway: node dist/main.js, NODE_ENV=production, LOG_LEVEL=${env.logLevel} (one access-log line per request, to a file)`,
+    `commit ${env.gitCommit ?? '?'}${env.gitDirty ? ' + uncommitted changes in src/' : ''}; all processes share the same ${env.cpus} CPUs`,
+  ];
+  if (env.scale !== 1) {
+    head.push(`BENCH_SCALE=${env.scale}: reduced counts, not for publication`);
+  }
+  process.stdout.write(
+    `${head.join('\n')}\n${microTable(micro)}\n${results.map(variantTable).join('\n')}\n`,
+  );
+}
+
+export function writeResults(
+  env: Environment,
+  micro: MicroResult,
+  results: VariantResult[],
+): string {
+  const dir = join(__dirname, 'results');
+  mkdirSync(dir, { recursive: true });
+  // Colons are not allowed in Windows file names.
+  const path = join(dir, `${new Date().toISOString().replace(/:/g, '-')}.json`);
+  const settings = {
+    chunkCount: CHUNK_COUNT,
+    load: LOAD,
+    burst: BURST,
+    rateLimitEnv: RATE_LIMIT_ENV,
+    latencyCases: LATENCY_CASES.map((c) => ({
+      name: c.name,
+      path: c.path,
+      directPath: c.direct?.path ?? c.path,
+      sampling: c.sampling,
+      ...(c.protections === undefined ? {} : { protections: c.protections }),
+      ...(c.unprotected === undefined ? {} : { unprotectedPath: c.unprotected.path }),
+    })),
+    streamCases: STREAM_CASES.map((c) => ({
+      name: c.name,
+      path: c.path,
+      ttftStopsAt: c.contentEventLabel,
+      directPath: c.direct?.path ?? c.path,
+      directTtftStopsAt: c.direct?.contentEventLabel ?? c.contentEventLabel,
+      sampling: c.sampling,
+      ...(c.protections === undefined ? {} : { protections: c.protections }),
+      ...(c.unprotected === undefined ? {} : { unprotectedPath: c.unprotected.path }),
+    })),
+    protectedRequests: {
+      systemPromptChars: LONG_SYSTEM_PROMPT.length,
+      tools: Object.fromEntries(Object.entries(PROTECTIONS).map(([k, p]) => [k, p.tool])),
+    },
+  };
+  writeFileSync(
+    path,
+    `${JSON.stringify({ environment: env, settings, micro, results }, null, 2)}\n`,
+  );
+  return path;
+}
+
+// ---------------------------------------------------------------------------------------

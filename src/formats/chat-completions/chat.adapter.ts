@@ -1,0 +1,112 @@
+import { openAiErrorBody } from '../../common/errors/envelopes';
+import { type GatewayError, InvalidRequestError } from '../../common/errors/gateway-errors';
+import { own } from '../../common/own';
+import type { SseFrame } from '../../common/sse/sse-writer';
+import { CHAT_ONLY_REJECTS } from '../../upstream/translate-params';
+import { rejectHostedTools } from '../shared/canonical-path';
+import type { GenerationAdapter } from '../shared/generation.adapter';
+import type { ChatCompletionRequestDto } from './chat-request.dto';
+import { validateChatRequest } from './chat-request.validation';
+import { decodeChatRequest } from './chat.decoder';
+import { ChatChunkEncoder, toChatCompletion } from './chat.encoder';
+import { chatLimitFacts } from './chat.limits';
+import { fromChatUsage, relayChatFrames, spliceIncludeUsage } from './chat.passthrough';
+import { chatProtections } from './chat.protections';
+import { chatSystemPrompt } from './chat.system-prompt';
+
+const DONE: SseFrame = { data: '[DONE]' };
+
+const errorFrames = (error: GatewayError): SseFrame[] => [
+  { data: JSON.stringify(openAiErrorBody(error)) },
+];
+
+/**
+ * Chat fields the canonical answer cannot carry (several choices, token logprobs, audio,
+ * legacy function calling). Outgoing protections read the answer on the canonical path, so
+ * with them these are a 400 rather than silently dropped.
+ */
+function rejectUnprotectable(body: ChatCompletionRequestDto, protectedBy: string): void {
+  const fields = body as unknown as Record<string, unknown>;
+  const unsupported = [
+    // Absent, null and false ask for nothing (as in the translators' extra policies).
+    ...Object.entries(CHAT_ONLY_REJECTS)
+      .filter(([key, rejects]) => {
+        const value = own(fields, key);
+        return value !== undefined && value !== null && value !== false && rejects(value);
+      })
+      .map(([key]) => key),
+    ...(fields.functions !== undefined && fields.functions !== null ? ['functions'] : []),
+  ];
+  if (unsupported.length > 0) {
+    throw new InvalidRequestError(
+      `'${unsupported[0]}' cannot be combined with ${protectedBy}, which read the answer as one choice of text and tool calls${unsupported[0] === 'functions' ? "; send the functions as 'tools'" : ''}.`,
+      unsupported[0],
+      'unsupported_parameter',
+    );
+  }
+}
+
+/** POST /v1/chat/completions as the generation pipeline serves it. */
+export const chatAdapter: GenerationAdapter<ChatCompletionRequestDto> = {
+  format: 'chat_completions',
+  validate: validateChatRequest,
+  systemPrompt: chatSystemPrompt,
+  limits: chatLimitFacts,
+  protections: chatProtections,
+
+  checkCanonical(body, model, protectedBy) {
+    rejectHostedTools(body.tools, (t) => t.type === 'function', model, protectedBy);
+    if (protectedBy !== undefined) {
+      rejectUnprotectable(body, protectedBy);
+    }
+  },
+
+  decode: decodeChatRequest,
+
+  toJson: (response, _body, modelId) => toChatCompletion(response, modelId),
+
+  encoder(body, modelId) {
+    const encoder = new ChatChunkEncoder(modelId, body.stream_options?.include_usage === true);
+    return {
+      encode: (event) => encoder.encode(event).map((chunk) => ({ data: JSON.stringify(chunk) })),
+      end: () => [DONE],
+      fail: errorFrames,
+    };
+  },
+
+  native(body, req, model) {
+    const stream = body.stream === true;
+    // Ask for usage even when the client did not, for accounting; strip it on the way back.
+    const addUsage = stream && body.stream_options?.include_usage !== true;
+    let payload: string | Buffer | undefined;
+    if (model.upstreamId === body.model && req.rawBody) {
+      if (!addUsage) {
+        payload = req.rawBody;
+      } else if (body.stream_options === undefined) {
+        // Most streamed traffic: splice the one key in rather than re-serialize the body.
+        payload = spliceIncludeUsage(req.rawBody);
+      }
+    }
+    if (payload === undefined) {
+      body.model = model.upstreamId;
+      if (addUsage) {
+        body.stream_options = { ...(body.stream_options ?? {}), include_usage: true };
+      }
+      payload = JSON.stringify(body);
+    }
+    return {
+      payload,
+      frames: (upstream) =>
+        relayChatFrames(upstream, {
+          modelId: model.id,
+          sameModelId: model.id === model.upstreamId,
+          stripUsageChunk: addUsage,
+          onUsage: (usage) => (req.ctx.usage = usage),
+        }),
+      fail: errorFrames,
+    };
+  },
+
+  nativeUsage: fromChatUsage,
+  namesModel: (answer, modelId) => answer.model === modelId,
+};

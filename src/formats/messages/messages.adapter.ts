@@ -1,0 +1,101 @@
+import { anthropicErrorBody } from '../../common/errors/envelopes';
+import { GatewayError } from '../../common/errors/gateway-errors';
+import type { GatewayRequest } from '../../common/request-context';
+import type { SseFrame } from '../../common/sse/sse-writer';
+import { rejectHostedTools } from '../shared/canonical-path';
+import type { GenerationAdapter } from '../shared/generation.adapter';
+import type { CountTokensRequestDto, MessagesRequestDto } from './messages-request.dto';
+import { validateMessagesRequest } from './messages-request.validation';
+import { decodeMessagesRequest } from './messages.decoder';
+import { MessagesEventEncoder, toAnthropicMessage } from './messages.encoder';
+import { messagesLimitFacts } from './messages.limits';
+import { fromAnthropicUsage, relayMessagesFrames } from './messages.passthrough';
+import { messagesProtections } from './messages.protections';
+import { messagesSystemPrompt } from './messages.system-prompt';
+
+/**
+ * A message thread (`thread`, sent by the Anthropic SDK's thread and tool-runner helpers)
+ * is a conversation Anthropic holds between turns: each later turn sends only its new
+ * messages. Only Anthropic's own API can continue one; anywhere else the history (and the
+ * system prompt, which the thread keeps) would be silently lost, so it is a 400. Its
+ * `details` are those of Anthropic's own `thread_unsupported_request`, on which the SDK
+ * drops the thread and sends the full history, so the default tool runner works anyway.
+ */
+function rejectThread(thread: unknown): void {
+  if (thread !== undefined && thread !== null) {
+    throw new GatewayError(
+      400,
+      'invalid_request',
+      'Message threads are held only by Anthropic-served models (this request is translated or protected): send the full history without "thread" (toolRunner: thread: false).',
+      {
+        param: 'thread',
+        code: 'thread_unsupported_request',
+        details: { error_code: 'thread_unsupported_request', unsupported: ['thread'] },
+      },
+    );
+  }
+}
+
+/** A failure after the stream started: Anthropic's `event: error`. */
+function errorFrames(error: GatewayError, req: GatewayRequest): SseFrame[] {
+  return [{ event: 'error', data: JSON.stringify(anthropicErrorBody(error, req.ctx.requestId)) }];
+}
+
+/** The client's own bytes when no rewrite is needed, else its body with the upstream id. */
+export function messagesUpstreamBody(
+  body: MessagesRequestDto | CountTokensRequestDto,
+  req: GatewayRequest,
+  upstreamId: string,
+): string | Buffer {
+  if (upstreamId === body.model && req.rawBody) {
+    return req.rawBody;
+  }
+  body.model = upstreamId;
+  return JSON.stringify(body);
+}
+
+/** POST /v1/messages as the generation pipeline serves it. */
+export const messagesAdapter: GenerationAdapter<MessagesRequestDto> = {
+  format: 'messages',
+  validate: validateMessagesRequest,
+  systemPrompt: messagesSystemPrompt,
+  limits: messagesLimitFacts,
+  protections: messagesProtections,
+
+  checkCanonical(body, model, protectedBy) {
+    rejectThread(body.thread);
+    rejectHostedTools(
+      body.tools,
+      (t) => t.type === undefined || t.type === 'custom',
+      model,
+      protectedBy,
+    );
+  },
+
+  decode: decodeMessagesRequest,
+
+  toJson: (response, _body, modelId) => toAnthropicMessage(response, modelId),
+
+  encoder(_body, modelId, req) {
+    const encoder = new MessagesEventEncoder(modelId);
+    return {
+      encode: (event) =>
+        encoder.encode(event).map((e) => ({ event: e.type, data: JSON.stringify(e) })),
+      fail: (error) => errorFrames(error, req),
+    };
+  },
+
+  native(body, req, model) {
+    return {
+      payload: messagesUpstreamBody(body, req, model.upstreamId),
+      frames: (upstream) =>
+        relayMessagesFrames(upstream, model.id, (usage) => {
+          req.ctx.usage = usage;
+        }),
+      fail: (error) => errorFrames(error, req),
+    };
+  },
+
+  nativeUsage: fromAnthropicUsage,
+  namesModel: (answer, modelId) => answer.model === modelId,
+};

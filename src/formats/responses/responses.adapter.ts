@@ -1,0 +1,107 @@
+import type { CatalogModel } from '../../catalog/catalog.types';
+import { InvalidRequestError } from '../../common/errors/gateway-errors';
+import type { SseFrame } from '../../common/sse/sse-writer';
+import { endWith } from '../../common/sse/stream-end';
+import { mergeMap } from 'rxjs';
+import { rejectHostedTools } from '../shared/canonical-path';
+import type { GenerationAdapter } from '../shared/generation.adapter';
+import type { ResponsesRequestDto } from './responses-request.dto';
+import { validateResponsesRequest } from './responses-request.validation';
+import { decodeResponsesRequest } from './responses.decoder';
+import { ResponsesStreamEncoder, toResponseObject } from './responses.encoder';
+import { responsesLimitFacts } from './responses.limits';
+import { ResponsesRelay } from './responses.passthrough';
+import { responsesProtections } from './responses.protections';
+import { responsesSystemPrompt } from './responses.system-prompt';
+import {
+  type ResponsesStreamEvent,
+  fromResponsesUsage,
+  newResponsesId,
+  responseShell,
+} from './responses.wire';
+
+const toFrame = (event: ResponsesStreamEvent): SseFrame => ({
+  event: event.type,
+  data: JSON.stringify(event),
+});
+
+/**
+ * Conversation state a stateless model cannot resolve: only a provider that stored the
+ * earlier response can. Rejected rather than silently dropped.
+ */
+function checkStateless(
+  body: ResponsesRequestDto,
+  model: CatalogModel,
+  protectedBy: string | undefined,
+): void {
+  const hint = protectedBy
+    ? `With ${protectedBy} the gateway must see the whole conversation; send the earlier items in 'input' instead.`
+    : `The model '${model.id}' keeps no conversation state; send the earlier items in 'input' instead.`;
+  for (const field of ['previous_response_id', 'conversation'] as const) {
+    if (body[field] !== undefined && body[field] !== null) {
+      throw new InvalidRequestError(`'${field}' is not supported here. ${hint}`, field);
+    }
+  }
+  if (Array.isArray(body.input)) {
+    const at = body.input.findIndex((item) => item.type === 'item_reference');
+    if (at >= 0) {
+      throw new InvalidRequestError(
+        `Item references are not supported here. ${hint}`,
+        `input[${at}]`,
+      );
+    }
+  }
+}
+
+/** POST /v1/responses as the generation pipeline serves it. */
+export const responsesAdapter: GenerationAdapter<ResponsesRequestDto> = {
+  format: 'responses',
+  validate: validateResponsesRequest,
+  systemPrompt: responsesSystemPrompt,
+  limits: responsesLimitFacts,
+  protections: responsesProtections,
+
+  checkCanonical(body, model, protectedBy) {
+    checkStateless(body, model, protectedBy);
+    rejectHostedTools(body.tools, (t) => t.type === 'function', model, protectedBy);
+  },
+
+  decode: decodeResponsesRequest,
+
+  toJson: (response, body, modelId) =>
+    toResponseObject(response, { model: modelId, request: body }),
+
+  encoder(body, modelId) {
+    const encoder = new ResponsesStreamEncoder({ model: modelId, request: body });
+    return {
+      encode: (event) => encoder.encode(event).map(toFrame),
+      end: () => encoder.end().map(toFrame),
+      fail: (error) => encoder.fail(error).map(toFrame),
+    };
+  },
+
+  native(body, req, model) {
+    let payload: string | Buffer;
+    if (model.upstreamId === body.model && req.rawBody) {
+      payload = req.rawBody;
+    } else {
+      body.model = model.upstreamId;
+      payload = JSON.stringify(body);
+    }
+    const relay = new ResponsesRelay(
+      model.id,
+      () => responseShell(body, model.id, newResponsesId('resp_'), Math.floor(Date.now() / 1000)),
+      (usage) => (req.ctx.usage = usage),
+    );
+    return {
+      payload,
+      frames: (upstream) =>
+        endWith(upstream.pipe(mergeMap((frame) => relay.relay(frame))), () => relay.end()),
+      fail: (error) => relay.fail(error),
+    };
+  },
+
+  nativeUsage: fromResponsesUsage,
+  // The upstream's bytes as they are when there is no other model id to rewrite.
+  namesModel: (answer, modelId) => typeof answer.model !== 'string' || answer.model === modelId,
+};

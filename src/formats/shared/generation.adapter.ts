@@ -1,0 +1,64 @@
+import type { Observable } from 'rxjs';
+import type { CatalogModel } from '../../catalog/catalog.types';
+import type { GatewayError } from '../../common/errors/gateway-errors';
+import type { GatewayRequest } from '../../common/request-context';
+import type { SseFrame } from '../../common/sse/sse-writer';
+import type {
+  CanonicalEvent,
+  CanonicalRequest,
+  CanonicalResponse,
+  CanonicalUsage,
+} from '../../core/canonical';
+import type { GenerationFacts } from './generation.guard';
+
+/** What every generation body has, whatever its format (validation guarantees it). */
+export interface GenerationBody {
+  model: string;
+  stream?: boolean | null;
+}
+
+/**
+ * One wire format as the generation pipeline drives it: the admission facts (validation,
+ * rule S1, what the limits and protections read), and pure pieces for each path. The
+ * pipeline owns the sequence; an adapter holds no state and injects nothing, so adding a
+ * format is one adapter and its controller.
+ */
+export interface GenerationAdapter<
+  B extends GenerationBody = GenerationBody,
+> extends GenerationFacts<B> {
+  /**
+   * Throws the 400 for what the canonical path cannot honour (hosted tools, server-held
+   * state, fields the canonical answer cannot carry). `protectedBy`: the names of the
+   * outgoing protections that put the request on this path, if they did.
+   */
+  checkCanonical(body: B, model: CatalogModel, protectedBy: string | undefined): void;
+  decode(body: B): CanonicalRequest;
+  /** The unstreamed canonical answer as the format's JSON body. */
+  toJson(response: CanonicalResponse, body: B, modelId: string): unknown;
+  /** A streamed canonical answer's encoder (one per request). */
+  encoder(body: B, modelId: string, req: GatewayRequest): FrameEncoder;
+  /** The fast path: the body sent upstream and how its answer is relayed. */
+  native(body: B, req: GatewayRequest, model: CatalogModel): NativeCall;
+  /** An unstreamed native answer's usage (from its `usage` object). */
+  nativeUsage(usage: object): CanonicalUsage;
+  /** Whether an unstreamed native answer already names `modelId` (its bytes go as they are). */
+  namesModel(answer: Record<string, unknown>, modelId: string): boolean;
+}
+
+/** Canonical events to the format's SSE frames, for one streamed answer. */
+export interface FrameEncoder {
+  encode(event: CanonicalEvent): SseFrame[];
+  /** Frames closing a completed source (`data: [DONE]`, a final snapshot). */
+  end?(): SseFrame[];
+  /** A failure after the stream started, as the format's in-stream error. */
+  fail(error: GatewayError): SseFrame[];
+}
+
+/** The fast path of one request. */
+export interface NativeCall {
+  /** Serialized body for the upstream: the client's bytes when nothing needs rewriting. */
+  payload: string | Buffer;
+  /** Relays the upstream's frames (model id, usage accounting); records the usage. */
+  frames(upstream: Observable<SseFrame>): Observable<SseFrame>;
+  fail(error: GatewayError): SseFrame[];
+}

@@ -1,0 +1,13 @@
+import { Module } from '@nestjs/common';
+import { CatalogModule } from '../../catalog/catalog.module';
+import { PolicyModule } from '../../policy/policy.module';
+import { UpstreamModule } from '../../upstream/upstream.module';
+import { GenerationPipeline } from './generation.pipeline';
+
+/** The generation pipeline every format module serves its generation endpoint with. */
+@Module({
+  imports: [CatalogModule, PolicyModule, UpstreamModule],
+  providers: [GenerationPipeline],
+  exports: [GenerationPipeline, CatalogModule, PolicyModule, UpstreamModule],
+})
+export class GenerationModule {}

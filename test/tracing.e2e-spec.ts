@@ -166,6 +166,23 @@ describe('OpenTelemetry traces exported over OTLP/HTTP', () => {
     }
   });
 
+  it('spans the encoder on the translated path, streamed or not', async () => {
+    for (const stream of [false, true]) {
+      const traceId = randomBytes(16).toString('hex');
+      const res = await post(
+        // A Claude-family local model on chat completions: decoded, served, re-encoded.
+        { model: 'local-echo-claude', stream, messages: [SYSTEM, { role: 'user', content: 'x' }] },
+        { traceparent: `00-${traceId}-${randomBytes(8).toString('hex')}-01` },
+      );
+      expect(res.status).toBe(200);
+      await res.text();
+      const spans = await spansOf(traceId, 4);
+      const server = spans.find((s) => s.kind === SERVER);
+      const children = spans.filter((s) => s.parentSpanId === server?.spanId).map((s) => s.name);
+      expect(children).toContain('gateway.encode');
+    }
+  });
+
   it('marks the first token of a stream and a refused request as an error', async () => {
     upstream.on('/v1/chat/completions', () => ({
       sse: [...textStream('upstream-gpt-1', ['a', 'b'], true), '[DONE]'],

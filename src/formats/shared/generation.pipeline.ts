@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
-import { type Observable, mergeMap, tap } from 'rxjs';
+import { type Observable, finalize, mergeMap, tap } from 'rxjs';
 import type { CatalogModel } from '../../catalog/catalog.types';
 import type { GatewayRequest, GatewayResponse } from '../../common/request-context';
 import { writeSseWhenStarted } from '../../common/sse/sse-writer';
@@ -8,6 +8,7 @@ import { endWith } from '../../common/sse/stream-end';
 import type { AllConfig } from '../../config';
 import { collectResponse } from '../../core/accumulate';
 import type { CanonicalEvent } from '../../core/canonical';
+import { TracingService } from '../../observability/tracing/tracing.service';
 import { OutputProtections } from '../../policy/protections/output-protections';
 import { createCallContext } from '../../upstream/call-context';
 import {
@@ -32,6 +33,7 @@ export class GenerationPipeline {
 
   constructor(
     private readonly outputs: OutputProtections,
+    private readonly tracing: TracingService,
     config: ConfigService<AllConfig, true>,
   ) {
     this.keepaliveMs = config.get('app', { infer: true }).sseKeepaliveMs;
@@ -124,7 +126,10 @@ export class GenerationPipeline {
     };
     if (body.stream !== true) {
       const response = await collectResponse((await started).pipe(tap(recordUsage)));
-      res.status(200).json(adapter.toJson(response, body, model.id));
+      const toJson = (): unknown => adapter.toJson(response, body, model.id);
+      res
+        .status(200)
+        .json(this.tracing.enabled ? this.tracing.step(req, 'gateway.encode', toJson) : toJson());
       return;
     }
     const encoder = adapter.encoder(body, model.id, req);
@@ -135,7 +140,8 @@ export class GenerationPipeline {
           return encoder.encode(event);
         }),
       );
-      return encoder.end ? endWith(encoded, () => encoder.end?.() ?? []) : encoded;
+      const ended = encoder.end ? endWith(encoded, () => encoder.end?.() ?? []) : encoded;
+      return this.tracing.enabled ? this.traceEncoding(req, ended) : ended;
     });
     return writeSseWhenStarted(res, frames, {
       keepaliveMs: this.keepaliveMs,
@@ -143,5 +149,13 @@ export class GenerationPipeline {
       flow: ctx.flow,
       errorFrames: (error) => encoder.fail(error),
     });
+  }
+
+  /** A `gateway.encode` span over a streamed encoding, from its first event to its end. */
+  private traceEncoding<T>(req: GatewayRequest, frames: Observable<T>): Observable<T> {
+    let done: () => void = () => undefined;
+    const over = new Promise<void>((resolve) => (done = resolve));
+    void this.tracing.step(req, 'gateway.encode', () => over);
+    return frames.pipe(finalize(done));
   }
 }

@@ -1,7 +1,7 @@
 import { Controller, Get, Query, UseGuards } from '@nestjs/common';
 import { Public } from '../auth/public.decorator';
 import { InvalidRequestError } from '../common/errors/gateway-errors';
-import { USAGE_GROUPS, type UsageFilter, type UsageGroup } from '../usage/ledger-row';
+import { USAGE_GROUPS, type UsageFilter, type UsageGroup, sumTotals } from '../usage/ledger-row';
 import { UsagePipeline } from '../usage/usage.module';
 import { pageLimit } from './admin-keys.controller';
 import { AdminGuard } from './admin.guard';
@@ -39,16 +39,15 @@ export class AdminUsageController {
     const filter = this.filter(from, to, keyId, model);
     const group = groupBy as UsageGroup | undefined;
     const repo = this.usage.requireRepo();
-    const [rows, [totals]] = await Promise.all([
-      group === undefined ? Promise.resolve([]) : repo.totals(filter, group),
-      repo.totals(filter, undefined),
-    ]);
+    // One query: grouped rows and their sum come from the same snapshot of the ledger.
+    const rows = await repo.totals(filter, group);
+    const totals = group === undefined ? rows[0] : sumTotals(rows);
     return {
       object: 'usage',
       from: filter.from.toISOString(),
       to: filter.to.toISOString(),
       group_by: group ?? null,
-      data: rows.map((r) => totalsView(r, group)),
+      data: group === undefined ? [] : rows.map((r) => totalsView(r, group)),
       totals: totalsView(totals),
     };
   }

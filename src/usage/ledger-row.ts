@@ -65,6 +65,40 @@ export interface UsageTotals {
   protectionCostPico: bigint;
 }
 
+/**
+ * The sum of grouped totals: the overall totals of the same rows. Summing keeps the groups
+ * and the totals of one answer consistent, which two queries could not (a ledger batch
+ * may commit between them).
+ */
+export function sumTotals(rows: readonly UsageTotals[]): UsageTotals {
+  const sum: UsageTotals = {
+    group: null,
+    requests: 0,
+    errors: 0,
+    inputTokens: 0,
+    cachedInputTokens: 0,
+    cacheWriteTokens: 0,
+    outputTokens: 0,
+    reasoningTokens: 0,
+    costPico: 0n,
+    estimatedCostPico: 0n,
+    protectionCostPico: 0n,
+  };
+  for (const r of rows) {
+    sum.requests += r.requests;
+    sum.errors += r.errors;
+    sum.inputTokens += r.inputTokens;
+    sum.cachedInputTokens += r.cachedInputTokens;
+    sum.cacheWriteTokens += r.cacheWriteTokens;
+    sum.outputTokens += r.outputTokens;
+    sum.reasoningTokens += r.reasoningTokens;
+    sum.costPico += r.costPico;
+    sum.estimatedCostPico += r.estimatedCostPico;
+    sum.protectionCostPico += r.protectionCostPico;
+  }
+  return sum;
+}
+
 /** A page of ledger rows, newest first. */
 export interface LedgerPage {
   rows: (LedgerRow & { id: string })[];

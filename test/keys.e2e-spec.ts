@@ -37,6 +37,8 @@ async function rejection(promise: Promise<unknown>): Promise<any> {
 }
 
 /** The same behaviour on every database the key store runs on. */
+const METRICS_TOKEN = 'metrics-token-0123456789abcdef';
+
 function keyStoreSuite(setup: () => Promise<Backend>): void {
   let backend: Backend;
   let upstream: FakeUpstream;
@@ -56,6 +58,7 @@ function keyStoreSuite(setup: () => Promise<Backend>): void {
     gw = await startGateway({
       CATALOG_PATH: pricedCatalog(upstream.url),
       GATEWAY_ADMIN_TOKEN: ADMIN_TOKEN,
+      METRICS_TOKEN: METRICS_TOKEN,
       USAGE_FLUSH_INTERVAL_MS: '50',
       REDIS_URL: '',
       ...backend.env,
@@ -388,6 +391,20 @@ function keyStoreSuite(setup: () => Promise<Backend>): void {
         param,
       });
     }
+  });
+
+  it('reports budget refusals, database health and ledger rows in /metrics', async () => {
+    const res = await fetch(`${gw.origin}/metrics`, {
+      headers: { authorization: `Bearer ${METRICS_TOKEN}` },
+    });
+    const text = await res.text();
+    // The budget test above was refused at least once.
+    expect(text).toMatch(
+      /gateway_rate_limit_rejections_total\{[^}]*reason="insufficient_quota"[^}]*\} [1-9]/,
+    );
+    expect(text).toMatch(/^gateway_database_up 1$/m);
+    expect(text).toMatch(/^gateway_usage_ledger_rows_total\{state="written"\} [1-9]/m);
+    expect(text).toMatch(/^gateway_usage_ledger_rows_total\{state="dropped"\} 0$/m);
   });
 
   it('guards the admin API with its token', async () => {

@@ -17,6 +17,8 @@ export interface LedgerStats {
   written: number;
   dropped: number;
   failedFlushes: number;
+  /** False while writes fail and are retried (the database is unreachable). */
+  writing: boolean;
 }
 
 const MAX_BACKOFF_MS = 2_000;
@@ -66,7 +68,7 @@ export class LedgerWriter {
   }
 
   snapshot(): LedgerStats {
-    return { buffered: this.buffer.length, ...this.stats };
+    return { buffered: this.buffer.length, ...this.stats, writing: this.backoffMs === 0 };
   }
 
   /** Writes what is buffered; one flush at a time, later callers share it. */

@@ -60,7 +60,12 @@ export interface RequestFacts {
 }
 
 const TOKEN_TYPES = ['input', 'cached_input', 'cache_write_input', 'output', 'reasoning'] as const;
-const RATE_LIMIT_CODES = new Set(['rate_limit_exceeded', 'rate_limiter_unavailable']);
+/** Refusals counted as rate-limit rejections, by `reason`; `insufficient_quota` is a spent budget. */
+const RATE_LIMIT_CODES = new Set([
+  'rate_limit_exceeded',
+  'rate_limiter_unavailable',
+  'insufficient_quota',
+]);
 
 /**
  * The gateway's Prometheus registry and its typed update methods. One registry per app
@@ -178,7 +183,7 @@ export class MetricsService {
     this.rateLimited = this.children(
       this.counter({
         name: 'gateway_rate_limit_rejections_total',
-        help: 'Requests refused by rate limits (429) or because limits could not be checked.',
+        help: 'Requests refused by rate limits or a spent budget (429), or because limits could not be checked.',
         labelNames: ['endpoint', 'model', 'reason'],
       }),
     );

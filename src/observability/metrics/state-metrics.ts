@@ -3,6 +3,7 @@ import { HttpAdapterHost, ModuleRef } from '@nestjs/core';
 import type { Application } from 'express';
 import { activeStreamsOf } from '../../common/sse/active-streams';
 import { LimitsHealth } from '../../limits/limits-health';
+import { UsagePipeline } from '../../usage/usage.module';
 import { MetricsService } from './metrics.service';
 
 /** A store error within this window counts the rate-limit storage as down. */
@@ -47,6 +48,7 @@ export class StateMetrics implements OnApplicationBootstrap {
         this.set({ storage: s.storage }, recent ? 0 : 1);
       },
     });
+    this.databaseMetrics();
     this.metrics.counter({
       name: 'gateway_rate_limit_storage_failures_total',
       help: 'Rate-limit storage errors, and requests let through (failed_open) or refused (failed_closed) because of them.',
@@ -58,6 +60,39 @@ export class StateMetrics implements OnApplicationBootstrap {
         this.inc({ kind: 'store_error' }, s.storeErrors);
         this.inc({ kind: 'failed_open' }, s.failedOpen);
         this.inc({ kind: 'failed_closed' }, s.failedClosed);
+      },
+    });
+  }
+
+  /** The key store's database, seen through the usage ledger's writes (absent when off). */
+  private databaseMetrics(): void {
+    const ledger = this.moduleRef.get(UsagePipeline, { strict: false }).ledger;
+    if (ledger === null) {
+      return;
+    }
+    this.metrics.gauge({
+      name: 'gateway_database_up',
+      help: '1 unless usage-ledger writes to the database are failing and being retried.',
+      collect() {
+        this.set(ledger.snapshot().writing ? 1 : 0);
+      },
+    });
+    this.metrics.gauge({
+      name: 'gateway_usage_ledger_buffered_rows',
+      help: 'Ledger rows waiting to be written.',
+      collect() {
+        this.set(ledger.snapshot().buffered);
+      },
+    });
+    this.metrics.counter({
+      name: 'gateway_usage_ledger_rows_total',
+      help: 'Ledger rows written, and dropped because the buffer was full during an outage.',
+      labelNames: ['state'],
+      collect() {
+        const s = ledger.snapshot();
+        this.reset();
+        this.inc({ state: 'written' }, s.written);
+        this.inc({ state: 'dropped' }, s.dropped);
       },
     });
   }

@@ -1,4 +1,5 @@
 import { PassThrough } from 'node:stream';
+import { crc32 } from 'node:zlib';
 import { EventStreamCodec, type MessageHeaders } from '@smithy/core/event-streams';
 import { fromUtf8, toUtf8 } from '@smithy/core/serde';
 import { FlowControl } from '../common/sse/flow-control';
@@ -94,6 +95,37 @@ describe('sseFrames with aws-eventstream framing', () => {
     const { frames, error } = await feed(STREAM);
     expect(error).toBeUndefined();
     expect(frames).toEqual(EXPECTED);
+  });
+
+  it('reads a message laid out by hand from the format description, not by the codec', async () => {
+    const header = (name: string, value: string): Buffer => {
+      const v = Buffer.from(value);
+      const len = Buffer.alloc(2);
+      len.writeUInt16BE(v.length);
+      // name length, name, type 7 (string), value length, value
+      return Buffer.concat([
+        Buffer.from([name.length]),
+        Buffer.from(name),
+        Buffer.from([7]),
+        len,
+        v,
+      ]);
+    };
+    const headers = Buffer.concat([
+      header(':event-type', 'chunk'),
+      header(':message-type', 'event'),
+    ]);
+    const payload = Buffer.from('{"bytes":"eyJ0eXBlIjoibWVzc2FnZV9zdG9wIn0="}');
+    const prelude = Buffer.alloc(12);
+    prelude.writeUInt32BE(12 + headers.length + payload.length + 4, 0);
+    prelude.writeUInt32BE(headers.length, 4);
+    prelude.writeUInt32BE(crc32(prelude.subarray(0, 8)), 8);
+    const body = Buffer.concat([prelude, headers, payload]);
+    const tail = Buffer.alloc(4);
+    tail.writeUInt32BE(crc32(body));
+    const { frames, error } = await feed([Buffer.concat([body, tail])]);
+    expect(error).toBeUndefined();
+    expect(frames).toEqual([{ event: 'chunk', data: payload.toString() }]);
   });
 
   it('reassembles messages whatever the chunk boundaries', async () => {

@@ -8,8 +8,12 @@ import type { CatalogModel } from './catalog.types';
  */
 export type UpstreamApi = WireFormat | (string & Record<never, never>);
 
-/** How an upstream frames a streamed answer. */
-export type StreamFraming = 'sse' | 'json-lines';
+/**
+ * How an upstream frames a streamed answer: server-sent events, JSON lines (Ollama), or
+ * binary AWS event-stream messages (Amazon Bedrock's ConverseStream and
+ * InvokeModelWithResponseStream).
+ */
+export type StreamFraming = 'sse' | 'json-lines' | 'aws-eventstream';
 
 /** A provider-specific catalog key (`anthropic_version`, `api_version`). */
 export interface ProviderSetting {

@@ -1,7 +1,10 @@
 import { Logger } from '@nestjs/common';
+import { EventStreamCodec, type Message } from '@smithy/core/event-streams';
+import { fromUtf8, toUtf8 } from '@smithy/core/serde';
 import { createParser } from 'eventsource-parser';
 import { Observable } from 'rxjs';
 import type { StreamFraming } from '../catalog/provider-kind';
+import { own } from '../common/own';
 import type { FlowControl } from '../common/sse/flow-control';
 import type { SseFrame } from '../common/sse/sse-writer';
 import type { UpstreamResponse } from './upstream-body';
@@ -25,13 +28,30 @@ export interface SseSourceOptions {
    * SDK that would throw on it. The canonical path parses every frame and checks itself.
    */
   relayed: boolean;
-  /** `sse` (the default), or `json-lines`: one JSON value per line, each a frame's data. */
+  /**
+   * `sse` (the default); `json-lines`: one JSON value per line, each a frame's data; or
+   * `aws-eventstream`: binary AWS event-stream messages (Amazon Bedrock's streams).
+   */
   framing?: StreamFraming;
 }
 
-/** What a frame parser needs: text in, frames out through the callbacks it was made with. */
+/** Body bytes in, frames out through the callbacks it was made with. */
 interface FrameParser {
-  feed(text: string): void;
+  feed(chunk: Buffer): void;
+  /** The body ended: whatever is still buffered is dispatched or fails the stream. */
+  end(): void;
+}
+
+/** A text parser over the body's bytes. */
+function overText(parser: { feed(text: string): void }): FrameParser {
+  // undici's body ignores setEncoding; a streaming decoder keeps split UTF-8 intact.
+  const decoder = new TextDecoder();
+  return {
+    feed: (chunk) => parser.feed(decoder.decode(chunk, { stream: true })),
+    // A last event without its blank line still counts: the extra blank lines dispatch
+    // it, and are a no-op after a properly terminated stream.
+    end: () => parser.feed(`${decoder.decode()}\n\n`),
+  };
 }
 
 /**
@@ -42,7 +62,7 @@ function createLineParser(opts: {
   maxBufferSize: number;
   onEvent(event: { event?: string; data: string }): void;
   onTooLarge(): void;
-}): FrameParser {
+}): { feed(text: string): void } {
   let pending = '';
   return {
     feed(text) {
@@ -58,6 +78,113 @@ function createLineParser(opts: {
       }
       if (pending.length > opts.maxBufferSize) {
         opts.onTooLarge();
+      }
+    },
+  };
+}
+
+/** The prelude's first field: the message's total length, big-endian. */
+const TOTAL_LENGTH_BYTES = 4;
+/** Decodes and checks one whole message (both CRCs, the headers); stateless. */
+const eventStreamCodec = new EventStreamCodec(toUtf8, fromUtf8);
+
+function stringHeader(message: Message, name: string): string | undefined {
+  const header = own(message.headers, name);
+  return header?.type === 'string' ? header.value : undefined;
+}
+
+/**
+ * The frame of one decoded message: `:event-type` and the payload. An `exception` (the
+ * service's modelled error: `:exception-type`, payload `{"message":…}`) or an `error`
+ * (`:error-code`, `:error-message`) becomes an `error` event in the shape the error
+ * readers know, `{"type":"error","error":{"type":…,"message":…}}`.
+ */
+function eventStreamFrame(message: Message): { event?: string; data: string } {
+  const payload = Buffer.from(message.body.buffer, message.body.byteOffset, message.body.length);
+  const text = payload.toString('utf8');
+  const kind = stringHeader(message, ':message-type');
+  if (kind !== 'exception' && kind !== 'error') {
+    return { event: stringHeader(message, ':event-type'), data: text };
+  }
+  let said: unknown;
+  try {
+    said = (JSON.parse(text) as { message?: unknown } | null)?.message;
+  } catch {
+    said = undefined;
+  }
+  const error =
+    kind === 'exception'
+      ? {
+          type: stringHeader(message, ':exception-type') ?? 'exception',
+          message: typeof said === 'string' ? said : text,
+        }
+      : {
+          type: stringHeader(message, ':error-code') ?? 'error',
+          message: stringHeader(message, ':error-message') ?? text,
+        };
+  return { event: 'error', data: JSON.stringify({ type: 'error', error }) };
+}
+
+/**
+ * An AWS event-stream parser (Amazon Bedrock's `application/vnd.amazon.eventstream`): the
+ * bytes of a message are gathered across chunks until its declared total length is in,
+ * then `@smithy/core`'s codec checks and decodes it. A message declared longer than
+ * `maxBufferSize` is refused before its bytes arrive, so memory stays at the cap; a CRC
+ * mismatch, a malformed message or a body that ends inside one is `onMalformed`.
+ */
+function createEventStreamParser(opts: {
+  maxBufferSize: number;
+  onEvent(event: { event?: string; data: string }): void;
+  onTooLarge: () => void;
+  onMalformed: () => void;
+}): FrameParser {
+  // Chunks are joined once per message, not once per chunk: a large message costs one copy.
+  let chunks: Buffer[] = [];
+  let size = 0;
+  let failed = false;
+  const fail = (report: () => void): void => {
+    failed = true;
+    chunks = [];
+    size = 0;
+    report();
+  };
+  return {
+    feed(chunk) {
+      if (failed) {
+        return;
+      }
+      chunks.push(chunk);
+      size += chunk.length;
+      while (size >= TOTAL_LENGTH_BYTES) {
+        if (chunks[0].length < TOTAL_LENGTH_BYTES) {
+          chunks = [Buffer.concat(chunks, size)];
+        }
+        const total = chunks[0].readUInt32BE(0);
+        if (total > opts.maxBufferSize) {
+          fail(opts.onTooLarge);
+          return;
+        }
+        if (size < total) {
+          return;
+        }
+        const all = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size);
+        const rest = all.subarray(total);
+        chunks = rest.length > 0 ? [rest] : [];
+        size = rest.length;
+        let message: Message;
+        try {
+          // A total under the 16-byte minimum throws here too, so the loop always advances.
+          message = eventStreamCodec.decode(all.subarray(0, total));
+        } catch {
+          fail(opts.onMalformed);
+          return;
+        }
+        opts.onEvent(eventStreamFrame(message));
+      }
+    },
+    end() {
+      if (!failed && size > 0) {
+        fail(opts.onMalformed);
       }
     },
   };
@@ -158,33 +285,47 @@ export function sseFrames(res: UpstreamResponse, opts: SseSourceOptions): Observ
       subscriber.next(event.event === undefined ? { data } : { event: event.event, data });
     };
     const parser: FrameParser =
-      opts.framing === 'json-lines'
-        ? createLineParser({ maxBufferSize: opts.maxEventBytes, onEvent, onTooLarge: tooLarge })
-        : createParser({
-            // Bounds what an unfinished line or event may hold: memory stays at the cap.
+      opts.framing === 'aws-eventstream'
+        ? createEventStreamParser({
             maxBufferSize: opts.maxEventBytes,
-            onError(error) {
-              if (error.type === 'max-buffer-size-exceeded') {
-                tooLarge();
-              }
-              // Other parse errors are lines the SSE grammar says to ignore.
-            },
             onEvent,
-          });
-    // undici's body ignores setEncoding; a streaming decoder keeps split UTF-8 intact.
-    const decoder = new TextDecoder();
+            onTooLarge: tooLarge,
+            onMalformed() {
+              logger.warn(
+                `request ${opts.requestId}: upstream '${opts.providerName}' sent an event-stream message that does not decode (CRC mismatch, malformed or cut off); the stream ends with upstream_malformed_event`,
+              );
+              fail(malformedEventError(opts.providerName));
+            },
+          })
+        : overText(
+            opts.framing === 'json-lines'
+              ? createLineParser({
+                  maxBufferSize: opts.maxEventBytes,
+                  onEvent,
+                  onTooLarge: tooLarge,
+                })
+              : createParser({
+                  // Bounds what an unfinished line or event may hold: memory stays at the cap.
+                  maxBufferSize: opts.maxEventBytes,
+                  onError(error) {
+                    if (error.type === 'max-buffer-size-exceeded') {
+                      tooLarge();
+                    }
+                    // Other parse errors are lines the SSE grammar says to ignore.
+                  },
+                  onEvent,
+                }),
+          );
     body.on('data', (chunk: Buffer) => {
       if (!ended) {
-        parser.feed(decoder.decode(chunk, { stream: true }));
+        parser.feed(chunk);
       }
     });
     body.on('end', () => {
       if (ended) {
         return;
       }
-      // A last event without its blank line still counts: the extra blank lines dispatch
-      // it, and are a no-op after a properly terminated stream.
-      parser.feed(`${decoder.decode()}\n\n`);
+      parser.end();
       if (!ended) {
         ended = true;
         subscriber.complete();

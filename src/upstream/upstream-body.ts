@@ -104,6 +104,7 @@ export function parseUpstreamAnswer(
 const STREAM_TYPES: Record<StreamFraming, RegExp> = {
   sse: /text\/event-stream/i,
   'json-lines': /application\/(x-)?(nd)?json(l)?/i,
+  'aws-eventstream': /application\/vnd\.amazon\.eventstream/i,
 };
 
 /** True when the answer is a stream (a missing content type is given the benefit). */

@@ -140,7 +140,7 @@ export class UpstreamHttpClient implements OnApplicationShutdown {
   }
 
   /**
-   * The frames of a 2xx stream (SSE, or JSON lines with `framing`), each event within
+   * The frames of a 2xx stream (SSE, JSON lines or AWS event stream, by `framing`), each event within
    * UPSTREAM_MAX_EVENT_BYTES, error frames redacted. `relayed`: the frames go to the client
    * as they are (fast path), so one that is not JSON fails the stream.
    */

@@ -45,6 +45,8 @@ function splits(text: string): string[][] {
   return ways;
 }
 
+const LINEAR_BOUND_MS = 10_000;
+
 describe('LeakMatcher: what leaks (block mode)', () => {
   it.each([
     [
@@ -610,9 +612,15 @@ describe('compileSecrets', () => {
     out += matcher.end().release;
     const ms = Number(process.hrtime.bigint() - started) / 1e6;
     expect(out).toBe(chunk.repeat(20000));
-    expect(ms).toBeLessThan(2000);
+    expect(ms).toBeLessThan(LINEAR_BOUND_MS);
   });
 
+  /**
+   * These bounds separate linear from quadratic, not fast from slow: a quadratic matcher
+   * takes minutes on these inputs (a 264 KB answer once stalled 278 s), a linear one well
+   * under a second on a quiet machine. Generous, so that a loaded CI machine passes; speed
+   * itself is measured by the bench.
+   */
   /** Feeds `size` characters of `unit` repeated, 64 at a time, in both modes; returns ms. */
   function stream(secrets: string[], unit: string, size: number, expectLeak: boolean): number {
     const text = unit.repeat(Math.ceil(size / unit.length));
@@ -658,7 +666,7 @@ describe('compileSecrets', () => {
     ],
     ['a repetitive secret, leaked whole', [REPETITIVE], 'a ', true],
   ])('is linear on adversarial input: %s', (_name, secrets, unit, leak) => {
-    expect(stream(secrets, unit, 300_000, leak)).toBeLessThan(2000);
+    expect(stream(secrets, unit, 300_000, leak)).toBeLessThan(LINEAR_BOUND_MS);
   });
 
   it('compiles and matches 150,000 copies of one short secret (spelled two ways) in linear time', () => {
@@ -674,6 +682,6 @@ describe('compileSecrets', () => {
     }
     leaks += matcher.push('be concise. ').leaks.length + matcher.end().leaks.length;
     expect(leaks).toBe(1);
-    expect(Number(process.hrtime.bigint() - started) / 1e6).toBeLessThan(2000);
+    expect(Number(process.hrtime.bigint() - started) / 1e6).toBeLessThan(LINEAR_BOUND_MS);
   });
 });

@@ -5,6 +5,7 @@ import cookieSession from 'cookie-session';
 import type { Request, RequestHandler, Response } from 'express';
 import { GatewayError } from '../common/errors/gateway-errors';
 import type { AllConfig } from '../config';
+import type { ConsoleOidcConfig } from './console.config';
 
 /** Who is signed in to the console: an admin sees everything, a member only their team. */
 export type ConsoleRole = 'admin' | 'member';
@@ -45,15 +46,18 @@ type SessionRequest = Request & { session?: Partial<ConsoleSession> | null };
 export class ConsoleSessions {
   readonly enabled: boolean;
   readonly path: string;
+  /** Corporate sign-in, when CONSOLE_OIDC_ISSUER is set. */
+  readonly oidc?: ConsoleOidcConfig;
   private readonly middleware: RequestHandler;
   /** The one-time sign-in token printed at startup when no admin token is configured. */
   private oneTime?: Buffer;
   private readonly oneTimeToken?: string;
 
   constructor(config: ConfigService<AllConfig, true>) {
-    const { enabled, path, sessionSecret } = config.get('console', { infer: true });
+    const { enabled, path, sessionSecret, oidc } = config.get('console', { infer: true });
     this.enabled = enabled;
     this.path = path;
+    this.oidc = oidc;
     this.middleware = cookieSession({
       name: COOKIE,
       keys: [sessionSecret ?? randomBytes(32).toString('base64url')],

@@ -7,6 +7,8 @@ import { GatewayError } from '../common/errors/gateway-errors';
 import { own, setOwn } from '../common/own';
 import type { ConsoleSessions } from './console-session';
 import { loginPage } from './login-page';
+import { ConsoleOidc } from './oidc';
+import { mountOidc } from './oidc.router';
 
 /** The page's own files (web/*.js, *.css), plus chart.js's UMD build: no bundler needed. */
 const WEB = join(__dirname, 'web');
@@ -90,13 +92,10 @@ export function consoleRouter(sessions: ConsoleSessions, auth: AdminAuth): Route
         res.redirect(303, `${base}/`);
         return;
       }
-      res
-        .status(401)
-        .type('html')
-        .send(login(req, 'This sign-in link was already used or is wrong.'));
+      res.status(401).type('html').send(login('This sign-in link was already used or is wrong.'));
       return;
     }
-    res.type('html').send(login(req));
+    res.type('html').send(login());
   });
 
   router.post('/login', form, (req, res) => {
@@ -106,7 +105,7 @@ export function consoleRouter(sessions: ConsoleSessions, auth: AdminAuth): Route
       res.redirect(303, `${base}/`);
       return;
     }
-    res.status(401).type('html').send(login(req, 'That is not the admin token.'));
+    res.status(401).type('html').send(login('That is not the admin token.'));
   });
 
   router.post('/logout', form, (req, res) => {
@@ -117,6 +116,12 @@ export function consoleRouter(sessions: ConsoleSessions, auth: AdminAuth): Route
     }
     res.redirect(303, `${base}/login`);
   });
+
+  if (sessions.oidc !== undefined) {
+    mountOidc(router, sessions, new ConsoleOidc(sessions.oidc), (res, status, message) => {
+      res.status(status).type('html').send(login(message));
+    });
+  }
 
   router.get('/session.json', (req, res) => {
     const session = sessions.read(req, res);
@@ -159,9 +164,10 @@ export function consoleRouter(sessions: ConsoleSessions, auth: AdminAuth): Route
   function file(name: string): Buffer {
     return cached(join(WEB, name));
   }
-  function login(_req: Request, error?: string): string {
+  function login(error?: string): string {
     return loginPage({
       action: `${base}/login`,
+      sso: sessions.oidc === undefined ? undefined : `${base}/oidc/start`,
       tokenConfigured: auth.tokenConfigured,
       error,
       stylesheet: `${base}/assets/app.css`,

@@ -5,6 +5,8 @@ export interface LoginPageOptions {
   /** False: only the one-time link from the startup log signs in. */
   tokenConfigured: boolean;
   error?: string;
+  /** The corporate sign-in link, when OpenID Connect is configured. */
+  sso?: string;
 }
 
 const escape = (s: string): string => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
@@ -12,6 +14,10 @@ const escape = (s: string): string => s.replace(/[&<>"']/g, (c) => `&#${c.charCo
 /** The server-rendered sign-in page (no script: it works before any session exists). */
 export function loginPage(o: LoginPageOptions): string {
   const error = o.error === undefined ? '' : `<p class="error" role="alert">${escape(o.error)}</p>`;
+  const sso =
+    o.sso === undefined
+      ? ''
+      : `<p><a class="button primary" href="${escape(o.sso)}">Sign in with your company account</a></p>`;
   const body = o.tokenConfigured
     ? `<form method="post" action="${escape(o.action)}" class="stack">
         <label for="token">Admin token</label>
@@ -19,7 +25,9 @@ export function loginPage(o: LoginPageOptions): string {
         <p class="hint">The value of <code>GATEWAY_ADMIN_TOKEN</code>.</p>
         <button type="submit" class="primary">Sign in</button>
       </form>`
-    : `<p>No <code>GATEWAY_ADMIN_TOKEN</code> is configured. Open the one-time sign-in link
+    : o.sso !== undefined
+      ? ''
+      : `<p>No <code>GATEWAY_ADMIN_TOKEN</code> is configured. Open the one-time sign-in link
         the gateway printed in its startup log, or set <code>GATEWAY_ADMIN_TOKEN</code> and
         restart to sign in with it here.</p>`;
   return `<!doctype html>
@@ -35,6 +43,7 @@ export function loginPage(o: LoginPageOptions): string {
   <main class="card">
     <h1>Gateway console</h1>
     ${error}
+    ${sso}
     ${body}
   </main>
 </body>

@@ -117,6 +117,47 @@ describeWithChromium('console in a real browser', () => {
     ).rejects.toMatchObject({ status: 401 });
   }, 60_000);
 
+  it('rotates a key in the page: the new secret works, the old one gets 401', async () => {
+    await page.click('nav a:text("Keys")');
+    await page.click('button:text("Create key")');
+    await page.fill('#f-name', 'rotating-key');
+    await page.click('dialog button[type=submit]');
+    const before = (await page.textContent('#new-secret')) ?? '';
+    await page.click('dialog button:text("Done")');
+    await page.click('tr:has-text("rotating-key") button:text("Rotate")');
+    await page.click('dialog button:text("Rotate")');
+    const after = (await page.textContent('#new-secret')) ?? '';
+    await page.click('dialog button:text("Done")');
+    expect(after).toMatch(/^gw-/);
+    expect(after).not.toBe(before);
+    const call = (apiKey: string): Promise<unknown> =>
+      new OpenAI({ baseURL: gw.baseURL, apiKey, maxRetries: 0 }).models.list();
+    await expect(call(after)).resolves.toBeDefined();
+    await expect(call(before)).rejects.toMatchObject({ status: 401 });
+  });
+
+  it('lists the catalog with prices and names the provider whose key is missing', async () => {
+    await page.click('nav a:text("Models")');
+    await page.waitForSelector('td.mono:text("local-echo-gpt")');
+    expect(await page.textContent('main')).toContain('TEST_UNSET_KEY_VARIABLE');
+  });
+
+  it('stays readable on a narrow screen: nothing but the tables scrolls sideways', async () => {
+    await page.setViewportSize({ width: 390, height: 844 });
+    try {
+      for (const name of ['Keys', 'Usage', 'Models']) {
+        await page.click(`nav a:text("${name}")`);
+        await page.waitForSelector(`h1:text("${name}")`);
+        await page.waitForSelector('p.state:text("Loading")', { state: 'detached' });
+        expect(
+          await page.evaluate<boolean>('document.documentElement.scrollWidth <= window.innerWidth'),
+        ).toBe(true);
+      }
+    } finally {
+      await page.setViewportSize({ width: 1280, height: 800 });
+    }
+  });
+
   it('refuses a state-changing admin call from the page without the CSRF token', async () => {
     const statuses = await page.evaluate(async () => {
       const post = (headers: Record<string, string>): Promise<number> =>

@@ -12,7 +12,7 @@ export function h(tag, props = {}, ...children) {
     else if (k === 'checked' || k === 'selected') el[k] = Boolean(v);
     else el.setAttribute(k, v === true ? '' : String(v));
   }
-  for (const c of children.flat()) {
+  for (const c of children.flat(Infinity)) {
     if (c === undefined || c === null || c === false) continue;
     el.append(c instanceof Node ? c : document.createTextNode(String(c)));
   }

@@ -1,5 +1,6 @@
 import { createHmac } from 'node:crypto';
-import { resolve } from 'node:path';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import OpenAI from 'openai';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { startGateway, testCatalog, type TestGateway } from '../support/gateway';
@@ -103,7 +104,11 @@ describeWithChromium('console in a real browser', () => {
     // The "copied" toast would cover the charts.
     await page.evaluate("document.getElementById('toast').classList.remove('show')");
     await page.waitForTimeout(300);
-    await page.screenshot({ path: resolve(__dirname, '../../docs/console.png'), fullPage: true });
+    // The README's picture is refreshed on demand only, so a test run leaves the tree clean.
+    const shot = process.env.UPDATE_SCREENSHOT
+      ? resolve(__dirname, '../../docs/console.png')
+      : join(tmpdir(), 'gateway-console.png');
+    await page.screenshot({ path: shot, fullPage: true });
 
     await page.click('nav a:text("Keys")');
     await page.click('tr:has-text("browser-key") button:text("Revoke")');

@@ -3,6 +3,7 @@ import { APP_FILTER } from '@nestjs/core';
 import { AuthModule } from './auth/auth.module';
 import { CatalogModule } from './catalog/catalog.module';
 import { AdminModule } from './admin/admin.module';
+import { ConsoleModule } from './console/console.module';
 import { DbModule } from './db/db.module';
 import { KeysModule } from './keys/keys.module';
 import { UsageModule } from './usage/usage.module';
@@ -36,6 +37,7 @@ import { UpstreamModule } from './upstream/upstream.module';
     ObservabilityModule,
     OpenApiModule,
     AdminModule,
+    ConsoleModule,
   ],
   providers: [{ provide: APP_FILTER, useClass: GlobalExceptionFilter }],
 })

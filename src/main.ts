@@ -10,6 +10,8 @@ import type { AllConfig } from './config';
 import { CatalogError } from './catalog/catalog.loader';
 import { createRootLogger, PinoNestLogger } from './common/logging/pino-logger';
 import { ShutdownState } from './health/shutdown.state';
+import { ConsoleSessions } from './console/console-session';
+import { announceConsole } from './console/console.module';
 
 async function main(): Promise<void> {
   // The level is read before config validation runs; a bad value is reported by it.
@@ -27,6 +29,7 @@ async function main(): Promise<void> {
       .get('app', { infer: true });
     await app.listen(port, host);
     logger.info({ port, pid: process.pid }, `gateway listening on http://localhost:${port}`);
+    announceConsole(app.get(ConsoleSessions), `http://localhost:${port}`, logger);
     // Own signal handling rather than enableShutdownHooks: Nest re-raises the signal after
     // close, which would kill the process before the asynchronous log writes are flushed.
     // SIGTERM (an orchestrator) first drains: readiness 503 while still serving. SIGINT

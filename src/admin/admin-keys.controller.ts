@@ -8,8 +8,10 @@ import {
   Patch,
   Post,
   Query,
+  Req,
   UseGuards,
 } from '@nestjs/common';
+import type { Request } from 'express';
 import { ApiKeyService } from '../auth/api-key.service';
 import { Public } from '../auth/public.decorator';
 import { CatalogService } from '../catalog/catalog.service';
@@ -17,12 +19,22 @@ import { GatewayError, InvalidRequestError } from '../common/errors/gateway-erro
 import { own } from '../common/own';
 import type { KeyStatus, ManagedKeyRecord } from '../keys/key-record';
 import { KeysService } from '../keys/keys.service';
-import { AdminGuard } from './admin.guard';
+import { type AdminPrincipal, AdminGuard, principalOf } from './admin.guard';
 import { type ModelIndex, parseKeyBody } from './key-input';
 import { managedKeyView, staticKeyView } from './views';
 
 const STATUSES: KeyStatus[] = ['active', 'revoked', 'expired'];
 const MAX_GRACE_SECONDS = 30 * 86_400;
+
+/** A member acting outside their own team. */
+class OtherTeamError extends GatewayError {
+  constructor(team: string | null) {
+    super(403, 'permission', `Members manage only the keys of their own team ('${team}').`, {
+      param: 'owner',
+      code: 'other_team',
+    });
+  }
+}
 
 class KeyNotFoundError extends GatewayError {
   constructor(id: string) {
@@ -88,8 +100,11 @@ export class AdminKeysController {
 
   @Post()
   @HttpCode(201)
-  async create(@Body() body: unknown): Promise<object> {
-    const changes = parseKeyBody(body, false, this.models, Date.now());
+  async create(@Body() body: unknown, @Req() req: Request): Promise<object> {
+    const changes = this.ownTeam(
+      principalOf(req),
+      parseKeyBody(body, false, this.models, Date.now()),
+    );
     const name = changes.name;
     if (name === undefined) {
       // parseKeyBody requires it on creation; kept here so the type says so too.
@@ -101,6 +116,7 @@ export class AdminKeysController {
 
   @Get()
   async list(
+    @Req() req: Request,
     @Query('owner') owner?: string,
     @Query('status') status?: string,
     @Query('limit') limit?: string,
@@ -113,8 +129,14 @@ export class AdminKeysController {
         'invalid_value',
       );
     }
+    const who = principalOf(req);
+    if (who.role === 'member' && owner !== undefined && owner !== who.team) {
+      throw new OtherTeamError(who.team);
+    }
+    const member = who.role === 'member';
     const page = await this.keys.list({
-      owner,
+      // A member sees their team's keys only, whatever the query asks.
+      owner: member ? (who.team ?? '') : owner,
       status: status as KeyStatus | undefined,
       limit: pageLimit(limit),
       after,
@@ -122,7 +144,10 @@ export class AdminKeysController {
     const now = Date.now();
     // Static keys have no owner and are always active: they head the first page.
     const statics =
-      after === undefined && owner === undefined && (status === undefined || status === 'active')
+      !member &&
+      after === undefined &&
+      owner === undefined &&
+      (status === undefined || status === 'active')
         ? this.staticKeys.staticKeys().map(staticKeyView)
         : [];
     return {
@@ -134,25 +159,40 @@ export class AdminKeysController {
   }
 
   @Get(':id')
-  async get(@Param('id') id: string): Promise<object> {
+  async get(@Param('id') id: string, @Req() req: Request): Promise<object> {
+    const who = principalOf(req);
     const statics = this.staticKeys.staticKeys().find((k) => k.id === id);
-    if (statics) {
+    if (statics && who.role === 'admin') {
       return staticKeyView(statics);
     }
-    return managedKeyView(this.found(id, await this.keys.get(id)), Date.now());
+    return managedKeyView(await this.visible(who, id), Date.now());
   }
 
   @Patch(':id')
-  async update(@Param('id') id: string, @Body() body: unknown): Promise<object> {
+  async update(
+    @Param('id') id: string,
+    @Body() body: unknown,
+    @Req() req: Request,
+  ): Promise<object> {
     this.refuseStatic(id);
+    const who = principalOf(req);
+    await this.visible(who, id);
     const changes = parseKeyBody(body, true, this.models, Date.now());
+    if (who.role === 'member' && changes.owner !== undefined && changes.owner !== who.team) {
+      throw new OtherTeamError(who.team);
+    }
     return managedKeyView(this.found(id, await this.keys.update(id, changes)), Date.now());
   }
 
   @Post(':id/revoke')
   @HttpCode(200)
-  async revoke(@Param('id') id: string, @Body() body: unknown): Promise<object> {
+  async revoke(
+    @Param('id') id: string,
+    @Body() body: unknown,
+    @Req() req: Request,
+  ): Promise<object> {
     this.refuseStatic(id);
+    await this.visible(principalOf(req), id);
     const reason = own(optionalObject(body, ['reason']), 'reason');
     if (
       reason !== undefined &&
@@ -171,7 +211,11 @@ export class AdminKeysController {
 
   @Post(':id/rotate')
   @HttpCode(200)
-  async rotate(@Param('id') id: string, @Body() body: unknown): Promise<object> {
+  async rotate(
+    @Param('id') id: string,
+    @Body() body: unknown,
+    @Req() req: Request,
+  ): Promise<object> {
     this.refuseStatic(id);
     const grace = own(optionalObject(body, ['grace_period_seconds']), 'grace_period_seconds') ?? 0;
     if (
@@ -185,13 +229,34 @@ export class AdminKeysController {
         'invalid_value',
       );
     }
-    const existing = this.found(id, await this.keys.get(id));
+    const existing = await this.visible(principalOf(req), id);
     if (existing.revokedAt !== null) {
       throw new InvalidRequestError('A revoked key cannot be rotated.', 'id', 'key_revoked');
     }
     const rotated = await this.keys.rotate(id, grace as number);
     const { key, secret } = rotated ?? { key: this.found(id, undefined), secret: '' };
     return { ...managedKeyView(key, Date.now()), key: secret };
+  }
+
+  /** The key, or 404 when it does not exist or belongs to another team than a member's. */
+  private async visible(who: AdminPrincipal, id: string): Promise<ManagedKeyRecord> {
+    const key = this.found(id, await this.keys.get(id));
+    if (who.role === 'member' && key.owner !== who.team) {
+      // 404, not 403: a member cannot learn which ids other teams use.
+      throw new KeyNotFoundError(id);
+    }
+    return key;
+  }
+
+  /** A member's new key belongs to their team; naming another team is refused. */
+  private ownTeam<T extends { owner?: string | null }>(who: AdminPrincipal, changes: T): T {
+    if (who.role !== 'member') {
+      return changes;
+    }
+    if (changes.owner !== undefined && changes.owner !== null && changes.owner !== who.team) {
+      throw new OtherTeamError(who.team);
+    }
+    return { ...changes, owner: who.team };
   }
 
   private found(id: string, key: ManagedKeyRecord | undefined): ManagedKeyRecord {

@@ -1,14 +1,26 @@
-import { Controller, Get, Query, UseGuards } from '@nestjs/common';
+import { Controller, Get, Query, Req, UseGuards } from '@nestjs/common';
+import type { Request } from 'express';
 import { Public } from '../auth/public.decorator';
-import { InvalidRequestError } from '../common/errors/gateway-errors';
+import { GatewayError, InvalidRequestError } from '../common/errors/gateway-errors';
+import { KeysService } from '../keys/keys.service';
 import { USAGE_GROUPS, type UsageFilter, type UsageGroup, sumTotals } from '../usage/ledger-row';
 import { UsagePipeline } from '../usage/usage.module';
 import { pageLimit } from './admin-keys.controller';
-import { AdminGuard } from './admin.guard';
+import { AdminGuard, principalOf } from './admin.guard';
 import { parseTime } from './key-input';
 import { ledgerRowView, totalsView } from './views';
 
 const DEFAULT_RANGE_MS = 30 * 86_400_000;
+
+/** A member asked for usage beyond one of their team's keys. */
+class MemberUsageScopeError extends GatewayError {
+  constructor() {
+    super(403, 'permission', "Members see usage per key of their own team: pass 'key_id'.", {
+      param: 'key_id',
+      code: 'other_team',
+    });
+  }
+}
 
 /**
  * `/admin/v1/usage`: totals over the ledger (optionally grouped by key, model, day or
@@ -19,10 +31,14 @@ const DEFAULT_RANGE_MS = 30 * 86_400_000;
 @Public()
 @UseGuards(AdminGuard)
 export class AdminUsageController {
-  constructor(private readonly usage: UsagePipeline) {}
+  constructor(
+    private readonly usage: UsagePipeline,
+    private readonly keys: KeysService,
+  ) {}
 
   @Get()
   async totals(
+    @Req() req: Request,
     @Query('from') from?: string,
     @Query('to') to?: string,
     @Query('key_id') keyId?: string,
@@ -36,6 +52,7 @@ export class AdminUsageController {
         'invalid_value',
       );
     }
+    await this.scope(req, keyId);
     const filter = this.filter(from, to, keyId, model);
     const group = groupBy as UsageGroup | undefined;
     const repo = this.usage.requireRepo();
@@ -54,6 +71,7 @@ export class AdminUsageController {
 
   @Get('requests')
   async requests(
+    @Req() req: Request,
     @Query('from') from?: string,
     @Query('to') to?: string,
     @Query('key_id') keyId?: string,
@@ -61,6 +79,7 @@ export class AdminUsageController {
     @Query('limit') limit?: string,
     @Query('after') after?: string,
   ): Promise<object> {
+    await this.scope(req, keyId);
     const page = await this.usage
       .requireRepo()
       .requests(this.filter(from, to, keyId, model), pageLimit(limit), after);
@@ -74,8 +93,23 @@ export class AdminUsageController {
 
   /** Ledger writer counters of this replica (buffered, written, dropped rows). */
   @Get('ledger')
-  ledger(): object {
+  ledger(@Req() req: Request): object {
+    if (principalOf(req).role !== 'admin') {
+      throw new MemberUsageScopeError();
+    }
     return { object: 'ledger_stats', ...this.usage.requireLedger().snapshot() };
+  }
+
+  /** Members: only with the id of a key of their own team (the ledger has no team column). */
+  private async scope(req: Request, keyId: string | undefined): Promise<void> {
+    const who = principalOf(req);
+    if (who.role === 'admin') {
+      return;
+    }
+    const key = keyId === undefined ? undefined : await this.keys.get(keyId);
+    if (key === undefined || key.owner !== who.team) {
+      throw new MemberUsageScopeError();
+    }
   }
 
   private filter(

@@ -1,61 +1,114 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import type { IncomingHttpHeaders } from 'node:http';
 import { type CanActivate, type ExecutionContext, Inject, Injectable } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { AuthenticationError, RouteNotFoundError } from '../common/errors/gateway-errors';
 import type { GatewayRequest } from '../common/request-context';
 import type { AllConfig } from '../config';
+import { type ConsoleSession, ConsoleSessions } from '../console/console-session';
 import { DATABASE } from '../db/db.module';
 import type { OpenDatabase } from '../db/database';
+import type { Request, Response } from 'express';
+
+/**
+ * Who calls the admin API: the admin token (every key, every team), or a console session
+ * whose role decides; a member's `team` scopes every key and usage call.
+ */
+export type AdminPrincipal =
+  { via: 'token'; role: 'admin'; team: null } | ({ via: 'session' } & ConsoleSession);
+
+/** The principal AdminGuard attached to the request. */
+export function principalOf(req: Request): AdminPrincipal {
+  const p = (req as Request & { adminPrincipal?: AdminPrincipal }).adminPrincipal;
+  if (p === undefined) {
+    // Only reachable if a route forgot AdminGuard: fail closed.
+    throw new AuthenticationError('Not signed in.', 'invalid_admin_token');
+  }
+  return p;
+}
 
 const digest = (value: string): Buffer => createHash('sha256').update(value).digest();
 
 /**
- * Checks the admin bearer token (GATEWAY_ADMIN_TOKEN). Both sides are hashed first so
- * the comparison is constant-time whatever the lengths. Without a token configured, or
- * without a key store, the admin API does not exist (404), so it cannot be probed.
+ * Checks the admin bearer token (GATEWAY_ADMIN_TOKEN) or a console session. Token
+ * digests are compared in constant time whatever the lengths. Without a key store, or
+ * with neither a token nor the console configured, the admin API does not exist (404).
  */
 @Injectable()
 export class AdminAuth {
   private readonly token?: Buffer;
+  private readonly store: boolean;
 
   constructor(
     config: ConfigService<AllConfig, true>,
     @Inject(DATABASE) database: OpenDatabase | null,
+    private readonly sessions: ConsoleSessions,
   ) {
     const token = config.get('auth', { infer: true }).adminToken;
-    this.token = token !== undefined && database !== null ? digest(token) : undefined;
+    this.store = database !== null;
+    this.token = token !== undefined && this.store ? digest(token) : undefined;
   }
 
   get enabled(): boolean {
+    return this.store && (this.token !== undefined || this.sessions.enabled);
+  }
+
+  /** True when an admin token is configured (else the API answers 404 to strangers). */
+  get tokenConfigured(): boolean {
     return this.token !== undefined;
   }
 
-  /** True when the request carries the admin token. */
-  accepts(headers: IncomingHttpHeaders): boolean {
-    const match = /^Bearer\s+(\S+)\s*$/i.exec(headers.authorization ?? '');
-    return (
-      this.token !== undefined && match !== null && timingSafeEqual(digest(match[1]), this.token)
-    );
+  /** True when the token matches GATEWAY_ADMIN_TOKEN. */
+  acceptsToken(token: string): boolean {
+    return this.token !== undefined && timingSafeEqual(digest(token), this.token);
+  }
+
+  /** The caller: a bearer admin token first, else a console session cookie. */
+  principal(req: Request, res: Response): AdminPrincipal | undefined {
+    if (!this.store) {
+      return undefined;
+    }
+    const match = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '');
+    if (match !== null && this.acceptsToken(match[1])) {
+      return { via: 'token', role: 'admin', team: null };
+    }
+    const session = this.sessions.read(req, res);
+    return session && { via: 'session', ...session };
   }
 }
 
-/** Guard of every /admin/v1 route. */
+/**
+ * Guard of every /admin/v1 route: resolves the principal and, for a cookie session,
+ * requires the CSRF token on every state-changing call (a bearer token cannot be sent
+ * by a cross-site form, so it needs none).
+ */
 @Injectable()
 export class AdminGuard implements CanActivate {
-  constructor(private readonly auth: AdminAuth) {}
+  constructor(
+    private readonly auth: AdminAuth,
+    private readonly sessions: ConsoleSessions,
+  ) {}
 
   canActivate(context: ExecutionContext): true {
-    const req = context.switchToHttp().getRequest<GatewayRequest>();
+    const http = context.switchToHttp();
+    const req = http.getRequest<GatewayRequest>();
     if (!this.auth.enabled) {
       throw new RouteNotFoundError(req.method, req.path);
     }
-    if (!this.auth.accepts(req.headers)) {
+    const principal = this.auth.principal(req, http.getResponse<Response>());
+    if (principal === undefined) {
+      if (!this.auth.tokenConfigured) {
+        // No token configured: nothing to probe for, as before the console existed.
+        throw new RouteNotFoundError(req.method, req.path);
+      }
       throw new AuthenticationError(
         'Missing or incorrect admin token: send "Authorization: Bearer <GATEWAY_ADMIN_TOKEN>".',
         'invalid_admin_token',
       );
     }
+    if (principal.via === 'session') {
+      this.sessions.checkCsrf(req, principal);
+    }
+    (req as GatewayRequest & { adminPrincipal?: AdminPrincipal }).adminPrincipal = principal;
     return true;
   }
 }

@@ -8,14 +8,16 @@ import {
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { AuthModule } from '../auth/auth.module';
 import { CatalogModule } from '../catalog/catalog.module';
+import { ConsoleSessionModule } from '../console/console-session.module';
 import { AdminKeysController } from './admin-keys.controller';
+import { AdminModelsController } from './admin-models.controller';
 import { AdminUsageController } from './admin-usage.controller';
 import { AdminAuth, AdminGuard } from './admin.guard';
 import { KeySelfController } from './key-self.controller';
 
 /**
  * Reads admin request bodies. The gateway's own body parser runs only for a valid client
- * key (bootstrap.ts); here the admin token plays that part, so an anonymous caller still
+ * key (bootstrap.ts); here the admin token or a console session plays that part, so an anonymous caller still
  * cannot make the gateway buffer a body.
  */
 @Injectable()
@@ -25,7 +27,7 @@ class AdminBodyParser {
   constructor(private readonly auth: AdminAuth) {}
 
   async use(req: Request, res: Response, next: NextFunction): Promise<void> {
-    if (this.auth.accepts(req.headers) && req.body === undefined) {
+    if (req.body === undefined && this.auth.principal(req, res) !== undefined) {
       await new Promise<void>((resolve, reject) =>
         // body-parser's errors are Errors with an HTTP status; the filters render them.
         this.json(req, res, (err?: Error) => (err ? reject(err) : resolve())),
@@ -37,9 +39,15 @@ class AdminBodyParser {
 
 /** The admin API (/admin/v1) and the key self-inspection route (GET /v1/key). */
 @Module({
-  imports: [AuthModule, CatalogModule],
-  controllers: [AdminKeysController, AdminUsageController, KeySelfController],
+  imports: [AuthModule, CatalogModule, ConsoleSessionModule],
+  controllers: [
+    AdminKeysController,
+    AdminUsageController,
+    AdminModelsController,
+    KeySelfController,
+  ],
   providers: [AdminAuth, AdminGuard, AdminBodyParser],
+  exports: [AdminAuth],
 })
 export class AdminModule implements NestModule {
   configure(consumer: MiddlewareConsumer): void {

@@ -7,6 +7,7 @@ import { LimitsConfig, LimitsEnv, limitsConfig } from './limits.config';
 import { ProtectionsConfig, ProtectionsEnv, protectionsConfig } from './protections.config';
 import { StoreConfig, StoreEnv, storeConfig } from './store.config';
 import { UpstreamConfig, UpstreamEnv, upstreamConfig } from './upstream.config';
+import { ConsoleConfig, ConsoleEnv, consoleConfig } from '../console/console.config';
 import { collectEnvProblems } from './validate-env';
 
 /** Every typed config namespace, for `ConfigService<AllConfig, true>`. */
@@ -18,6 +19,7 @@ export interface AllConfig {
   limits: LimitsConfig;
   protections: ProtectionsConfig;
   store: StoreConfig;
+  console: ConsoleConfig;
 }
 
 /** Thrown at boot with every invalid variable listed. */
@@ -30,7 +32,7 @@ export class ConfigValidationError extends Error {
 
 export function validateEnvironment(env: Record<string, unknown>): Record<string, unknown> {
   const problems = collectEnvProblems(
-    [AppEnv, AuthEnv, CatalogEnv, UpstreamEnv, LimitsEnv, ProtectionsEnv, StoreEnv],
+    [AppEnv, AuthEnv, CatalogEnv, UpstreamEnv, LimitsEnv, ProtectionsEnv, StoreEnv, ConsoleEnv],
     env,
   );
   if (problems.length > 0) {
@@ -53,6 +55,7 @@ export function gatewayConfigModule(): Promise<DynamicModule> {
       limitsConfig,
       protectionsConfig,
       storeConfig,
+      consoleConfig,
     ],
     validate: validateEnvironment,
   });
@@ -60,6 +63,7 @@ export function gatewayConfigModule(): Promise<DynamicModule> {
 
 export type {
   AppConfig,
+  ConsoleConfig,
   AuthConfig,
   CatalogConfig,
   LimitsConfig,

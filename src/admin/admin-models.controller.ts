@@ -1,0 +1,45 @@
+import { Controller, Get, UseGuards } from '@nestjs/common';
+import { Public } from '../auth/public.decorator';
+import { CatalogService } from '../catalog/catalog.service';
+import { AdminGuard } from './admin.guard';
+
+/**
+ * `GET /admin/v1/models`: the callable catalog with prices, context windows, endpoints
+ * and capabilities, plus every provider and whether its key is configured, so the
+ * console can say which variable to set.
+ */
+@Controller('admin/v1/models')
+@Public()
+@UseGuards(AdminGuard)
+export class AdminModelsController {
+  constructor(private readonly catalog: CatalogService) {}
+
+  @Get()
+  list(): object {
+    const data = this.catalog.listAvailable().map((model) => ({
+      id: model.id,
+      display_name: model.displayName,
+      family: model.family,
+      provider: model.provider.name,
+      provider_configured: model.provider.available,
+      context_window: model.contextWindow,
+      max_output_tokens: model.maxOutputTokens,
+      pricing_per_million_usd: {
+        input: model.pricing.input,
+        output: model.pricing.output,
+        cached_input: model.pricing.cachedInput ?? null,
+        cache_write: model.pricing.cacheWrite ?? null,
+      },
+      endpoints: [...model.endpoints],
+      capabilities: model.capabilities,
+    }));
+    // CatalogService lists only callable models; the providers say what is missing.
+    const providers = [...this.catalog.providers()].map((p) => ({
+      name: p.name,
+      kind: p.kind,
+      configured: p.available,
+      key_env: p.available ? null : (p.apiKeyEnv ?? null),
+    }));
+    return { object: 'list', data, providers };
+  }
+}

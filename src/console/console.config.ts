@@ -1,0 +1,103 @@
+import { registerAs } from '@nestjs/config';
+import { Expose, Transform } from 'class-transformer';
+import {
+  IsBoolean,
+  IsOptional,
+  IsString,
+  IsUrl,
+  Matches,
+  MinLength,
+  ValidateIf,
+} from 'class-validator';
+import { readNamespace } from '../config/validate-env';
+
+/** The web console (/console): where it is served and how its sessions are signed. */
+export class ConsoleEnv {
+  @Expose()
+  @Transform(({ value }: { value: unknown }) =>
+    typeof value === 'string' ? !/^(0|false|off|no)$/i.test(value) : value !== false,
+  )
+  @IsBoolean()
+  CONSOLE_ENABLED = true;
+  @Expose()
+  @IsOptional()
+  @Matches(/^\/[A-Za-z0-9._~-]+(\/[A-Za-z0-9._~-]+)*\/?$/, {
+    message: 'CONSOLE_PATH must be an absolute path such as /console',
+  })
+  CONSOLE_PATH?: string;
+  /** Signs session cookies; random per process when unset (sessions end at restart). */
+  @Expose()
+  @IsOptional()
+  @IsString()
+  @MinLength(32, { message: 'CONSOLE_SESSION_SECRET must be at least 32 characters' })
+  CONSOLE_SESSION_SECRET?: string;
+  /** OpenID Connect issuer URL; unset: sign-in with the admin token only. */
+  @Expose() @IsOptional() @IsUrl({ require_tld: false }) CONSOLE_OIDC_ISSUER?: string;
+  @Expose()
+  @ValidateIf((env: ConsoleEnv) => env.CONSOLE_OIDC_ISSUER !== undefined)
+  @IsString()
+  CONSOLE_OIDC_CLIENT_ID?: string;
+  @Expose() @IsOptional() @IsString() CONSOLE_OIDC_CLIENT_SECRET?: string;
+  @Expose() @IsOptional() @IsString() CONSOLE_OIDC_SCOPES?: string;
+  /** Comma-separated e-mails signed in as admin. */
+  @Expose() @IsOptional() @IsString() CONSOLE_OIDC_ADMIN_EMAILS?: string;
+  /** Comma-separated groups (from the groups claim) signed in as admin. */
+  @Expose() @IsOptional() @IsString() CONSOLE_OIDC_ADMIN_GROUPS?: string;
+  /** A boolean claim that makes its holder an admin. */
+  @Expose() @IsOptional() @IsString() CONSOLE_OIDC_ADMIN_CLAIM?: string;
+  @Expose() @IsOptional() @IsString() CONSOLE_OIDC_GROUPS_CLAIM?: string;
+  /** The claim naming a member's team (a key's owner). */
+  @Expose() @IsOptional() @IsString() CONSOLE_OIDC_TEAM_CLAIM?: string;
+}
+
+/** Corporate sign-in settings (present when CONSOLE_OIDC_ISSUER is set). */
+export interface ConsoleOidcConfig {
+  issuer: string;
+  clientId: string;
+  /** Never logged. */
+  clientSecret?: string;
+  scopes: string;
+  adminEmails: string[];
+  adminGroups: string[];
+  adminClaim?: string;
+  groupsClaim: string;
+  teamClaim: string;
+}
+
+const csv = (v: string | undefined): string[] =>
+  (v ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+
+export interface ConsoleConfig {
+  enabled: boolean;
+  /** Normalized: leading slash, no trailing slash. */
+  path: string;
+  /** Never logged. */
+  sessionSecret?: string;
+  oidc?: ConsoleOidcConfig;
+}
+
+export const consoleConfig = registerAs('console', (): ConsoleConfig => {
+  const env = readNamespace(ConsoleEnv);
+  return {
+    enabled: env.CONSOLE_ENABLED,
+    path: (env.CONSOLE_PATH ?? '/console').replace(/\/+$/, ''),
+    sessionSecret: env.CONSOLE_SESSION_SECRET,
+    oidc:
+      env.CONSOLE_OIDC_ISSUER === undefined || env.CONSOLE_OIDC_CLIENT_ID === undefined
+        ? undefined
+        : {
+            issuer: env.CONSOLE_OIDC_ISSUER,
+            clientId: env.CONSOLE_OIDC_CLIENT_ID,
+            clientSecret: env.CONSOLE_OIDC_CLIENT_SECRET,
+            scopes: env.CONSOLE_OIDC_SCOPES ?? 'openid email profile',
+            adminEmails: csv(env.CONSOLE_OIDC_ADMIN_EMAILS).map((e) => e.toLowerCase()),
+            adminGroups: csv(env.CONSOLE_OIDC_ADMIN_GROUPS),
+            adminClaim: env.CONSOLE_OIDC_ADMIN_CLAIM,
+            groupsClaim: env.CONSOLE_OIDC_GROUPS_CLAIM ?? 'groups',
+            teamClaim: env.CONSOLE_OIDC_TEAM_CLAIM ?? 'team',
+          },
+  };
+});

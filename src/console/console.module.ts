@@ -1,0 +1,50 @@
+import { Module, type OnModuleInit } from '@nestjs/common';
+import { HttpAdapterHost } from '@nestjs/core';
+import type { Application } from 'express';
+import type { Logger } from 'pino';
+import { AdminAuth } from '../admin/admin.guard';
+import { AdminModule } from '../admin/admin.module';
+import { ConsoleSessions } from './console-session';
+import { ConsoleSessionModule } from './console-session.module';
+import { consoleRouter } from './console.router';
+
+/**
+ * The web console at CONSOLE_PATH. Its router is mounted on that prefix alone, so its
+ * security headers, sessions and static files never run for the generation endpoints.
+ */
+@Module({ imports: [ConsoleSessionModule, AdminModule] })
+export class ConsoleModule implements OnModuleInit {
+  constructor(
+    private readonly adapter: HttpAdapterHost,
+    private readonly sessions: ConsoleSessions,
+    private readonly auth: AdminAuth,
+  ) {}
+
+  onModuleInit(): void {
+    if (!this.sessions.enabled) {
+      return;
+    }
+    // A plain Express mount rather than a controller: the path is configuration, and the
+    // console's pages are not part of the gateway's API document.
+    const app = this.adapter.httpAdapter.getInstance<Application>();
+    app.use(this.sessions.path, consoleRouter(this.sessions, this.auth));
+  }
+}
+
+/**
+ * Logs where the console is and, when no admin token is configured, its one-time
+ * sign-in link (as the development key is printed: it is meant for the person at the
+ * terminal, and it stops working once used).
+ */
+export function announceConsole(sessions: ConsoleSessions, origin: string, logger: Logger): void {
+  if (!sessions.enabled) {
+    return;
+  }
+  logger.info(`console at ${origin}${sessions.path}`);
+  const link = sessions.oneTimeLink(origin);
+  if (link !== undefined) {
+    logger.info(
+      `No GATEWAY_ADMIN_TOKEN configured: sign in to the console once with ${link} (single use)`,
+    );
+  }
+}

@@ -1,0 +1,177 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import express, { type NextFunction, type Request, type Response, Router } from 'express';
+import helmet from 'helmet';
+import type { AdminAuth } from '../admin/admin.guard';
+import { GatewayError } from '../common/errors/gateway-errors';
+import { own, setOwn } from '../common/own';
+import type { ConsoleSessions } from './console-session';
+import { loginPage } from './login-page';
+import { ConsoleOidc } from './oidc';
+import { mountOidc } from './oidc.router';
+
+/** The page's own files (web/*.js, *.css), plus chart.js's UMD build: no bundler needed. */
+const WEB = join(__dirname, 'web');
+const TYPES: Record<string, string> = {
+  js: 'text/javascript; charset=utf-8',
+  css: 'text/css; charset=utf-8',
+};
+function assetTable(): Record<string, { file: string; type: string }> {
+  const table: Record<string, { file: string; type: string }> = {
+    'chart.umd.min.js': {
+      // chart.js's "exports" hides dist/; its main entry sits beside the UMD build.
+      file: join(dirname(require.resolve('chart.js')), 'chart.umd.min.js'),
+      type: TYPES.js,
+    },
+  };
+  for (const name of readdirSync(WEB)) {
+    const type = own(TYPES, name.split('.').pop() ?? '');
+    if (type !== undefined) {
+      setOwn(table, name, { file: join(WEB, name), type });
+    }
+  }
+  return table;
+}
+
+/**
+ * The strict policy: scripts, styles and calls only from the gateway itself, no inline
+ * script or style, no framing, forms post only here.
+ */
+const securityHeaders = helmet({
+  contentSecurityPolicy: {
+    useDefaults: false,
+    directives: {
+      defaultSrc: ["'none'"],
+      scriptSrc: ["'self'"],
+      styleSrc: ["'self'"],
+      imgSrc: ["'self'", 'data:'],
+      connectSrc: ["'self'"],
+      formAction: ["'self'"],
+      frameAncestors: ["'none'"],
+      baseUri: ["'none'"],
+    },
+  },
+  referrerPolicy: { policy: 'no-referrer' },
+});
+
+/**
+ * Express router of the console, mounted at CONSOLE_PATH only: sign-in (admin token or
+ * the one-time link), sign-out, the session document the page reads, the page and its
+ * assets. Everything else the page does goes through the admin API and its guard.
+ */
+export function consoleRouter(sessions: ConsoleSessions, auth: AdminAuth): Router {
+  const router = Router({ strict: true });
+  const files = new Map<string, Buffer>();
+  const assets = assetTable();
+  const form = express.urlencoded({ extended: false, limit: '4kb' });
+  const base = sessions.path;
+  router.use(securityHeaders);
+  router.use((_req, res, next) => {
+    res.setHeader('cache-control', 'no-store');
+    next();
+  });
+
+  router.get('/', (req, res) => {
+    if (req.originalUrl.split('?')[0] === base) {
+      // Relative asset URLs need the trailing slash.
+      res.redirect(302, `${base}/`);
+      return;
+    }
+    if (sessions.read(req, res) === undefined) {
+      res.redirect(302, `${base}/login`);
+      return;
+    }
+    res.type('html').send(file('index.html'));
+  });
+
+  router.get('/login', (req, res) => {
+    const token = req.query.token;
+    if (typeof token === 'string') {
+      if (sessions.consumeOneTime(token)) {
+        sessions.start(req, res, { role: 'admin', team: null, name: 'admin (one-time link)' });
+        res.redirect(303, `${base}/`);
+        return;
+      }
+      res.status(401).type('html').send(login('This sign-in link was already used or is wrong.'));
+      return;
+    }
+    res.type('html').send(login());
+  });
+
+  router.post('/login', form, (req, res) => {
+    const token = own((req.body ?? {}) as Record<string, unknown>, 'token');
+    if (typeof token === 'string' && auth.acceptsToken(token)) {
+      sessions.start(req, res, { role: 'admin', team: null, name: 'admin token' });
+      res.redirect(303, `${base}/`);
+      return;
+    }
+    res.status(401).type('html').send(login('That is not the admin token.'));
+  });
+
+  router.post('/logout', form, (req, res) => {
+    const session = sessions.read(req, res);
+    if (session !== undefined) {
+      sessions.checkCsrf(req, session, own((req.body ?? {}) as Record<string, unknown>, 'csrf'));
+      sessions.end(req, res);
+    }
+    res.redirect(303, `${base}/login`);
+  });
+
+  if (sessions.oidc !== undefined) {
+    mountOidc(router, sessions, new ConsoleOidc(sessions.oidc), (res, status, message) => {
+      res.status(status).type('html').send(login(message));
+    });
+  }
+
+  router.get('/session.json', (req, res) => {
+    const session = sessions.read(req, res);
+    if (session === undefined) {
+      res.status(401).json({ error: { message: 'Not signed in.', type: 'authentication_error' } });
+      return;
+    }
+    res.json({ ...session, console_path: base });
+  });
+
+  router.get('/assets/:name', (req, res, next) => {
+    const asset = own(assets, req.params.name);
+    if (asset === undefined) {
+      next();
+      return;
+    }
+    res.setHeader('cache-control', 'no-cache');
+    res.type(asset.type).send(cached(asset.file));
+  });
+
+  // Errors of these routes (a CSRF refusal, a bad form body) as a short page or JSON.
+  router.use((err: unknown, _req: Request, res: Response, next: NextFunction) => {
+    if (res.headersSent) {
+      next(err);
+      return;
+    }
+    const status = err instanceof GatewayError ? err.status : 400;
+    const message = err instanceof Error ? err.message : 'Bad request.';
+    res.status(status).type('text/plain').send(message);
+  });
+
+  function cached(path: string): Buffer {
+    let body = files.get(path);
+    if (body === undefined) {
+      body = readFileSync(path);
+      files.set(path, body);
+    }
+    return body;
+  }
+  function file(name: string): Buffer {
+    return cached(join(WEB, name));
+  }
+  function login(error?: string): string {
+    return loginPage({
+      action: `${base}/login`,
+      sso: sessions.oidc === undefined ? undefined : `${base}/oidc/start`,
+      tokenConfigured: auth.tokenConfigured,
+      error,
+      stylesheet: `${base}/assets/app.css`,
+    });
+  }
+  return router;
+}

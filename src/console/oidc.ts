@@ -1,0 +1,111 @@
+import { type BaseClient, generators, Issuer } from 'openid-client';
+import { own } from '../common/own';
+import type { ConsoleOidcConfig } from './console.config';
+import type { ConsoleRole } from './console-session';
+
+/** What a sign-in in progress keeps between the redirect out and the callback. */
+export interface PendingLogin {
+  verifier: string;
+  state: string;
+  nonce: string;
+}
+
+/** Who the identity provider says signed in, mapped to a console role. */
+export interface OidcIdentity {
+  role: ConsoleRole;
+  team: string | null;
+  name: string;
+}
+
+/** A sign-in the console cannot accept (no team for a member, a bad callback). */
+export class OidcSignInError extends Error {}
+
+/**
+ * Corporate sign-in: OpenID Connect authorization code with PKCE (S256), through
+ * openid-client, which also checks state, nonce and the ID token's signature and claims.
+ * The issuer is discovered on first use, so a provider that is down does not stop boot.
+ */
+export class ConsoleOidc {
+  private client?: Promise<BaseClient>;
+
+  constructor(private readonly config: ConsoleOidcConfig) {}
+
+  /** The provider's authorization URL, and what the callback must check. */
+  async start(redirectUri: string): Promise<{ url: string; pending: PendingLogin }> {
+    const client = await this.discover(redirectUri);
+    const pending = {
+      verifier: generators.codeVerifier(),
+      state: generators.state(),
+      nonce: generators.nonce(),
+    };
+    const url = client.authorizationUrl({
+      scope: this.config.scopes,
+      redirect_uri: redirectUri,
+      code_challenge: generators.codeChallenge(pending.verifier),
+      code_challenge_method: 'S256',
+      state: pending.state,
+      nonce: pending.nonce,
+    });
+    return { url, pending };
+  }
+
+  /** Exchanges the code (with the PKCE verifier) and maps the ID token's claims to a role. */
+  async finish(
+    redirectUri: string,
+    callbackUrl: string,
+    pending: PendingLogin,
+  ): Promise<OidcIdentity> {
+    const client = await this.discover(redirectUri);
+    const params = client.callbackParams(callbackUrl);
+    const tokens = await client.callback(redirectUri, params, {
+      code_verifier: pending.verifier,
+      state: pending.state,
+      nonce: pending.nonce,
+    });
+    return identify(tokens.claims(), this.config);
+  }
+
+  private discover(redirectUri: string): Promise<BaseClient> {
+    this.client ??= Issuer.discover(this.config.issuer).then(
+      (issuer) =>
+        new issuer.Client({
+          client_id: this.config.clientId,
+          client_secret: this.config.clientSecret,
+          redirect_uris: [redirectUri],
+          response_types: ['code'],
+          token_endpoint_auth_method:
+            this.config.clientSecret === undefined ? 'none' : 'client_secret_basic',
+        }),
+    );
+    // A failed discovery is retried on the next sign-in rather than remembered.
+    this.client.catch(() => (this.client = undefined));
+    return this.client;
+  }
+}
+
+const list = (v: unknown): string[] =>
+  Array.isArray(v) ? v.map(String) : typeof v === 'string' ? v.split(/[,\s]+/) : [];
+
+/**
+ * Admin when the admin claim is true, the e-mail is listed, or a group is listed;
+ * otherwise a member of the team the team claim names (no team: refused).
+ */
+export function identify(claims: Record<string, unknown>, config: ConsoleOidcConfig): OidcIdentity {
+  const email = typeof claims.email === 'string' ? claims.email.toLowerCase() : undefined;
+  const name = email ?? (typeof claims.sub === 'string' ? claims.sub : 'unknown');
+  const groups = list(own(claims, config.groupsClaim));
+  const admin =
+    (config.adminClaim !== undefined && own(claims, config.adminClaim) === true) ||
+    (email !== undefined && config.adminEmails.includes(email)) ||
+    groups.some((g) => config.adminGroups.includes(g));
+  if (admin) {
+    return { role: 'admin', team: null, name };
+  }
+  const team = own(claims, config.teamClaim);
+  if (typeof team !== 'string' || team === '') {
+    throw new OidcSignInError(
+      `Signed in as ${name}, but the identity has no '${config.teamClaim}' claim naming a team, and is not an admin.`,
+    );
+  }
+  return { role: 'member', team, name };
+}

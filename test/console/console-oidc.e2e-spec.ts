@@ -1,0 +1,131 @@
+import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import type { Browser, Page } from 'playwright-core';
+import { startGateway, testCatalog, type TestGateway } from '../support/gateway';
+import { describeWithChromium, launchChromium } from './browser';
+
+const ADMIN_TOKEN = 'console-oidc-admin-token-0123456789';
+
+/** Starts oidc-provider.mjs and returns its issuer and a function to register the redirect URI. */
+async function startProvider(): Promise<{
+  issuer: string;
+  ready: (redirectUri: string) => Promise<void>;
+  child: ChildProcessWithoutNullStreams;
+}> {
+  const child = spawn(process.execPath, [join(__dirname, 'oidc-provider.mjs')], {
+    env: { ...process.env, NODE_OPTIONS: '' },
+  });
+  const lines = createInterface({ input: child.stdout });
+  const next = (): Promise<Record<string, unknown>> =>
+    new Promise((resolve, reject) => {
+      lines.once('line', (l) => resolve(JSON.parse(l) as Record<string, unknown>));
+      child.once('exit', (code) => reject(new Error(`oidc-provider exited with ${code}`)));
+    });
+  const { issuer } = (await next()) as { issuer: string };
+  return {
+    issuer,
+    child,
+    ready: async (redirectUri) => {
+      child.stdin.write(`${redirectUri}\n`);
+      await next();
+    },
+  };
+}
+
+/** Signs in through the provider's development login and consent pages. */
+async function signIn(page: Page, origin: string, account: string): Promise<void> {
+  await page.goto(`${origin}/console/login`);
+  await page.click('text=Sign in with your company account');
+  await page.fill('input[name=login]', account);
+  await page.fill('input[name=password]', 'any');
+  await page.click('button[type=submit]');
+  await page.click('button[type=submit]:text("Continue")');
+}
+
+describeWithChromium('console sign-in with OpenID Connect', () => {
+  let provider: Awaited<ReturnType<typeof startProvider>>;
+  let gw: TestGateway;
+  let browser: Browser;
+
+  beforeAll(async () => {
+    [provider, browser] = await Promise.all([startProvider(), launchChromium()]);
+    gw = await startGateway({
+      CATALOG_PATH: testCatalog('http://127.0.0.1:9'),
+      KEY_STORE: 'database',
+      DATA_DIR: 'memory://',
+      REDIS_URL: '',
+      GATEWAY_ADMIN_TOKEN: ADMIN_TOKEN,
+      CONSOLE_OIDC_ISSUER: provider.issuer,
+      CONSOLE_OIDC_CLIENT_ID: 'gateway-console',
+      CONSOLE_OIDC_CLIENT_SECRET: 'gateway-console-secret',
+      CONSOLE_OIDC_ADMIN_EMAILS: 'alice@example.com',
+    });
+    await provider.ready(`${gw.origin}/console/oidc/callback`);
+    for (const [name, owner] of [
+      ['team-a-key', 'team-a'],
+      ['team-b-key', 'team-b'],
+    ]) {
+      const res = await fetch(`${gw.origin}/admin/v1/keys`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ name, owner }),
+      });
+      expect(res.status).toBe(201);
+    }
+  }, 90_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await gw?.close();
+    provider?.child.kill();
+  });
+
+  it('signs a member in with code + PKCE and shows them only their team', async () => {
+    const context = await browser.newContext();
+    try {
+      const page = await context.newPage();
+      const authorize: string[] = [];
+      page.on('request', (r) => {
+        if (r.url().startsWith(`${provider.issuer}/auth`)) {
+          authorize.push(r.url());
+        }
+      });
+      await signIn(page, gw.origin, 'bob');
+      await page.waitForSelector('tr:has-text("team-b-key")');
+      expect(await page.$('tr:has-text("team-a-key")')).toBeNull();
+      expect(await page.textContent('#who')).toBe('bob@example.com · team-b');
+      const query = new URL(authorize[0]).searchParams;
+      expect(query.get('code_challenge_method')).toBe('S256');
+      expect(query.get('code_challenge')).toMatch(/^[\w-]{43}$/);
+    } finally {
+      await context.close();
+    }
+  }, 30_000);
+
+  it('signs a listed e-mail in as admin, who sees every team', async () => {
+    const context = await browser.newContext();
+    try {
+      const page = await context.newPage();
+      await signIn(page, gw.origin, 'alice');
+      await page.waitForSelector('tr:has-text("team-a-key")');
+      await page.waitForSelector('tr:has-text("team-b-key")');
+      expect(await page.textContent('#who')).toBe('alice@example.com · admin');
+    } finally {
+      await context.close();
+    }
+  }, 30_000);
+
+  it('refuses an identity that is neither an admin nor in a team', async () => {
+    const context = await browser.newContext();
+    try {
+      const page = await context.newPage();
+      await signIn(page, gw.origin, 'nobody');
+      await page.waitForSelector("text=no 'team' claim");
+      const session = await page.request.get(`${gw.origin}/console/session.json`);
+      expect(session.status()).toBe(401);
+    } finally {
+      await context.close();
+    }
+  }, 30_000);
+});

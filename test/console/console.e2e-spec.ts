@@ -1,0 +1,229 @@
+import { createHmac } from 'node:crypto';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import OpenAI from 'openai';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { startGateway, testCatalog, type TestGateway } from '../support/gateway';
+import { describeWithChromium, launchChromium } from './browser';
+
+const ADMIN_TOKEN = 'console-admin-token-0123456789';
+const SESSION_SECRET = 'console-session-secret-0123456789abcdef';
+const SYSTEM = { role: 'system' as const, content: 'You are a test double.' };
+
+/** A cookie-session cookie pair signed the way cookie-session (keygrip, SHA-1) signs it. */
+function signedSession(value: object): { name: string; value: string }[] {
+  const data = Buffer.from(JSON.stringify(value)).toString('base64');
+  const sig = createHmac('sha1', SESSION_SECRET)
+    .update(`gw_console=${data}`)
+    .digest('base64')
+    .replace(/\/|\+|=/g, (c) => ({ '/': '_', '+': '-', '=': '' })[c] ?? c);
+  return [
+    { name: 'gw_console', value: data },
+    { name: 'gw_console.sig', value: sig },
+  ];
+}
+
+describeWithChromium('console in a real browser', () => {
+  let gw: TestGateway;
+  let browser: Browser;
+  let context: BrowserContext;
+  let page: Page;
+  /** Every URL Chromium asked for, to prove nothing comes from outside the gateway. */
+  const requested: string[] = [];
+  const cspViolations: string[] = [];
+
+  beforeAll(async () => {
+    [gw, browser] = await Promise.all([
+      startGateway({
+        CATALOG_PATH: testCatalog('http://127.0.0.1:9'),
+        KEY_STORE: 'database',
+        DATA_DIR: 'memory://',
+        GATEWAY_ADMIN_TOKEN: ADMIN_TOKEN,
+        CONSOLE_SESSION_SECRET: SESSION_SECRET,
+        USAGE_FLUSH_INTERVAL_MS: '50',
+        REDIS_URL: '',
+      }),
+      launchChromium(),
+    ]);
+    context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: gw.origin });
+    context.on('request', (r) => requested.push(r.url()));
+    page = await context.newPage();
+    page.on('console', (m) => {
+      if (/Content.Security.Policy/i.test(m.text())) {
+        cspViolations.push(m.text());
+      }
+    });
+  }, 90_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await gw?.close();
+  });
+
+  it('signs in, creates and copies a key, sees its request in usage, revokes it, and the SDK gets 401', async () => {
+    await page.goto(`${gw.origin}/console`);
+    await page.waitForURL(/\/console\/login$/);
+    await page.fill('#token', ADMIN_TOKEN);
+    await page.click('button[type=submit]');
+    await page.waitForSelector('h1:text("Keys")');
+
+    await page.click('button:text("Create key")');
+    await page.fill('#f-name', 'browser-key');
+    await page.fill('#f-owner', 'team-a');
+    await page.click('dialog button[type=submit]');
+    const secret = (await page.textContent('#new-secret')) ?? '';
+    expect(secret).toMatch(/^gw-/);
+    await page.click('dialog .secret button:text("Copy")');
+    expect(await page.evaluate<string>('navigator.clipboard.readText()')).toBe(secret);
+    expect(await page.textContent('dialog pre')).toContain(`${gw.origin}/v1/chat/completions`);
+    await page.click('dialog button:text("Done")');
+    await page.waitForSelector('tr:has-text("browser-key") .badge.active');
+
+    const openai = new OpenAI({ baseURL: gw.baseURL, apiKey: secret, maxRetries: 0 });
+    const reply = await openai.chat.completions.create({
+      model: 'local-echo-gpt',
+      messages: [SYSTEM, { role: 'user', content: 'Hello from the console test' }],
+    });
+    expect(reply.choices[0].message.content).toBeTruthy();
+
+    await page.click('nav a:text("Usage")');
+    // The ledger writes in the background (every 50 ms here): reload until the row shows.
+    for (let i = 0; i < 40; i++) {
+      if (await page.$('td.mono:text("local-echo-gpt")')) {
+        break;
+      }
+      await page.waitForTimeout(250);
+      // Expressions as strings: they run in Chromium, where the DOM types apply.
+      await page.evaluate('window.dispatchEvent(new HashChangeEvent("hashchange"))');
+      await page.waitForSelector('h1:text("Usage")');
+    }
+    await page.waitForSelector('td.mono:text("local-echo-gpt")');
+    await page.waitForSelector('tr:has-text("browser-key")');
+    await page.waitForFunction("document.querySelectorAll('canvas').length === 3");
+    // The "copied" toast would cover the charts.
+    await page.evaluate("document.getElementById('toast').classList.remove('show')");
+    await page.waitForTimeout(300);
+    // The README's picture is refreshed on demand only, so a test run leaves the tree clean.
+    const shot = process.env.UPDATE_SCREENSHOT
+      ? resolve(__dirname, '../../docs/console.png')
+      : join(tmpdir(), 'gateway-console.png');
+    await page.screenshot({ path: shot, fullPage: true });
+
+    await page.click('nav a:text("Keys")');
+    await page.click('tr:has-text("browser-key") button:text("Revoke")');
+    await page.click('dialog button:text("Revoke key")');
+    await page.waitForSelector('tr:has-text("browser-key") .badge.revoked');
+    await expect(
+      openai.chat.completions.create({
+        model: 'local-echo-gpt',
+        messages: [SYSTEM, { role: 'user', content: 'Still there?' }],
+      }),
+    ).rejects.toMatchObject({ status: 401 });
+  }, 60_000);
+
+  it('rotates a key in the page: the new secret works, the old one gets 401', async () => {
+    await page.click('nav a:text("Keys")');
+    await page.click('button:text("Create key")');
+    await page.fill('#f-name', 'rotating-key');
+    await page.click('dialog button[type=submit]');
+    const before = (await page.textContent('#new-secret')) ?? '';
+    await page.click('dialog button:text("Done")');
+    await page.click('tr:has-text("rotating-key") button:text("Rotate")');
+    await page.click('dialog button:text("Rotate")');
+    const after = (await page.textContent('#new-secret')) ?? '';
+    await page.click('dialog button:text("Done")');
+    expect(after).toMatch(/^gw-/);
+    expect(after).not.toBe(before);
+    const call = (apiKey: string): Promise<unknown> =>
+      new OpenAI({ baseURL: gw.baseURL, apiKey, maxRetries: 0 }).models.list();
+    await expect(call(after)).resolves.toBeDefined();
+    await expect(call(before)).rejects.toMatchObject({ status: 401 });
+  });
+
+  it('lists the catalog with prices and names the provider whose key is missing', async () => {
+    await page.click('nav a:text("Models")');
+    await page.waitForSelector('td.mono:text("local-echo-gpt")');
+    expect(await page.textContent('main')).toContain('TEST_UNSET_KEY_VARIABLE');
+  });
+
+  it('stays readable on a narrow screen: nothing but the tables scrolls sideways', async () => {
+    await page.setViewportSize({ width: 390, height: 844 });
+    try {
+      for (const name of ['Keys', 'Usage', 'Models']) {
+        await page.click(`nav a:text("${name}")`);
+        await page.waitForSelector(`h1:text("${name}")`);
+        await page.waitForSelector('p.state:text("Loading")', { state: 'detached' });
+        expect(
+          await page.evaluate<boolean>('document.documentElement.scrollWidth <= window.innerWidth'),
+        ).toBe(true);
+      }
+    } finally {
+      await page.setViewportSize({ width: 1280, height: 800 });
+    }
+  });
+
+  it('refuses a state-changing admin call from the page without the CSRF token', async () => {
+    const statuses = await page.evaluate(async () => {
+      const post = (headers: Record<string, string>): Promise<number> =>
+        fetch('/admin/v1/keys', {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', ...headers },
+          body: JSON.stringify({ name: 'forged' }),
+        }).then((r) => r.status);
+      const session = (await (await fetch('/console/session.json')).json()) as { csrf: string };
+      return [
+        await post({}),
+        await post({ 'x-csrf-token': 'wrong' }),
+        await post({ 'x-csrf-token': session.csrf }),
+      ];
+    });
+    expect(statuses).toEqual([403, 403, 201]);
+  });
+
+  it('shows a member only their own team', async () => {
+    const admin = (path: string, body: object): Promise<Response> =>
+      fetch(`${gw.origin}/admin/v1${path}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+    const other = (await (
+      await admin('/keys', { name: 'team-b-secret-key', owner: 'team-b' })
+    ).json()) as { id: string };
+    await admin('/keys', { name: 'team-c-own-key', owner: 'team-c' });
+    const member = await browser.newContext();
+    try {
+      await member.addCookies(
+        signedSession({
+          role: 'member',
+          team: 'team-c',
+          name: 'carol@example.com',
+          csrf: 'c'.repeat(32),
+        }).map((c) => ({ ...c, url: gw.origin })),
+      );
+      const p = await member.newPage();
+      await p.goto(`${gw.origin}/console/`);
+      await p.waitForSelector('tr:has-text("team-c-own-key")');
+      expect(await p.$('tr:has-text("team-b-secret-key")')).toBeNull();
+      expect(await p.$('tr:has-text("browser-key")')).toBeNull();
+      const direct = await p.evaluate(
+        (id) => fetch(`/admin/v1/keys/${id}`).then((r) => r.status),
+        other.id,
+      );
+      expect(direct).toBe(404);
+    } finally {
+      await member.close();
+    }
+  });
+
+  it('loaded nothing from outside the gateway and broke no CSP rule', () => {
+    expect(requested.length).toBeGreaterThan(5);
+    const outside = requested.filter(
+      (u) => !u.startsWith(`${gw.origin}/`) && !u.startsWith('data:') && !u.startsWith('blob:'),
+    );
+    expect(outside).toEqual([]);
+    expect(requested).toContain(`${gw.origin}/console/assets/chart.umd.min.js`);
+    expect(cspViolations).toEqual([]);
+  });
+});

@@ -1,0 +1,51 @@
+// A small local OpenID Connect provider (panva's oidc-provider) for the console's sign-in
+// tests. It runs in its own process because the package is ESM-only and the e2e suites
+// are compiled to CommonJS. Protocol: prints {"issuer"} once listening, reads the client's
+// redirect URI as one line on stdin, then prints {"ready":true}. Its development login
+// form accepts any account name listed in ACCOUNTS (any password).
+import { createServer } from 'node:http';
+import { createInterface } from 'node:readline';
+import Provider from 'oidc-provider';
+
+const ACCOUNTS = {
+  alice: { sub: 'alice', email: 'alice@example.com' },
+  bob: { sub: 'bob', email: 'bob@example.com', team: 'team-b' },
+  nobody: { sub: 'nobody', email: 'nobody@example.com' },
+};
+
+let handler = (_req, res) => {
+  res.statusCode = 503;
+  res.end();
+};
+const server = createServer((req, res) => handler(req, res));
+server.listen(0, '127.0.0.1', () => {
+  const issuer = `http://127.0.0.1:${server.address().port}`;
+  process.stdout.write(`${JSON.stringify({ issuer })}\n`);
+  const lines = createInterface({ input: process.stdin });
+  lines.once('line', (redirectUri) => {
+    const provider = new Provider(issuer, {
+      clients: [
+        {
+          client_id: 'gateway-console',
+          client_secret: 'gateway-console-secret',
+          redirect_uris: [redirectUri.trim()],
+          grant_types: ['authorization_code'],
+          response_types: ['code'],
+        },
+      ],
+      pkce: { required: () => true },
+      claims: { openid: ['sub'], email: ['email'], profile: ['team'] },
+      conformIdTokenClaims: false,
+      async findAccount(_ctx, id) {
+        const account = ACCOUNTS[id];
+        return account && { accountId: id, claims: () => account };
+      },
+      features: { devInteractions: { enabled: true } },
+      cookies: { keys: ['test-only-cookie-key'] },
+    });
+    provider.on('server_error', (_ctx, err) => process.stderr.write(`${err.stack}\n`));
+    handler = provider.callback();
+    process.stdout.write(`${JSON.stringify({ ready: true })}\n`);
+  });
+});
+process.stdin.on('end', () => process.exit(0));

@@ -161,7 +161,7 @@ function chartBox(title, type, labels, values, wide = false) {
               data: values,
               backgroundColor: '#2446c7',
               borderColor: '#2446c7',
-              tension: 0.2,
+              tension: 0, // straight segments: a curve would draw values between days that never happened
             },
           ],
         },

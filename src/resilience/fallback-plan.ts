@@ -1,0 +1,68 @@
+import { Injectable } from '@nestjs/common';
+import { ApiKeyService } from '../auth/api-key.service';
+import { CatalogService } from '../catalog/catalog.service';
+import type { CatalogModel } from '../catalog/catalog.types';
+import type { GatewayRequest } from '../common/request-context';
+import type { WireFormat } from '../core/canonical';
+
+export const FALLBACKS_HEADER = 'x-gateway-fallbacks';
+
+/** Most fallback models one request may name: each one may cost a full set of attempts. */
+const MAX_FALLBACKS = 5;
+
+/**
+ * The models a request may be served by, in order: the requested one, then the client's own
+ * order (`x-gateway-fallbacks: a,b`, or OpenRouter's `models` array in the body) or else the
+ * catalog's `fallbacks`. Only models that exist, serve this endpoint, have a configured
+ * provider and that the client's key may use are kept; the others are skipped silently, as
+ * OpenRouter does, since a fallback list is a preference, not a demand.
+ */
+@Injectable()
+export class FallbackPlan {
+  constructor(
+    private readonly catalog: CatalogService,
+    private readonly keys: ApiKeyService,
+  ) {}
+
+  /**
+   * The candidate models for `model`. `bodyModels`: the body's `models` array (already taken
+   * out of the body, which goes upstream).
+   */
+  candidates(
+    model: CatalogModel,
+    req: GatewayRequest,
+    format: WireFormat,
+    bodyModels: unknown,
+  ): CatalogModel[] {
+    const header = req.headers[FALLBACKS_HEADER];
+    const asked =
+      typeof header === 'string'
+        ? header.split(',').map((s) => s.trim())
+        : Array.isArray(bodyModels)
+          ? bodyModels.filter((m): m is string => typeof m === 'string')
+          : undefined;
+    const ids = asked ?? model.fallbacks ?? [];
+    if (ids.length === 0) {
+      return [model];
+    }
+    const keyId = req.ctx.keyId;
+    const scope = keyId === undefined ? undefined : this.keys.info(keyId)?.scope?.models;
+    const out = [model];
+    for (const id of ids) {
+      const m = this.catalog.find(id);
+      if (
+        m !== undefined &&
+        !out.includes(m) &&
+        m.endpoints.has(format) &&
+        m.provider.available &&
+        (scope === undefined || scope.allows(m.id))
+      ) {
+        out.push(m);
+      }
+      if (out.length > MAX_FALLBACKS) {
+        break;
+      }
+    }
+    return out;
+  }
+}

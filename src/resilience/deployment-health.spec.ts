@@ -132,3 +132,14 @@ describe('RetryBudget', () => {
     expect(budget.tryRetry()).toBe(true);
   });
 });
+
+describe('DeploymentHealth, the last healthy deployment', () => {
+  it('is never ejected: it keeps taking traffic, degraded', () => {
+    const h = new DeploymentHealth('m@p', 'm', 'p', SETTINGS, () => undefined, () => false);
+    for (let i = 0; i < 5; i++) {
+      fail(h, 0);
+    }
+    expect(h.state).toBe('closed');
+    expect(h.available(0)).toBe(true);
+  });
+});

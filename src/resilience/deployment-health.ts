@@ -44,6 +44,12 @@ export class DeploymentHealth {
     readonly provider: string,
     private readonly settings: BreakerSettings,
     private readonly onTransition: (health: DeploymentHealth, from: BreakerState) => void,
+    /**
+     * Whether another deployment of the model could take its traffic: Envoy's
+     * `max_ejection_percent`, so that the last healthy deployment is never ejected into a
+     * hard failure (it keeps serving, degraded, and keeps being retried).
+     */
+    private readonly mayEject: () => boolean = () => true,
   ) {}
 
   /** Whether it may take a request now (an open breaker past its cooldown turns half-open). */
@@ -82,8 +88,10 @@ export class DeploymentHealth {
     this.probing = false;
     this.record(true);
     this.consecutive++;
-    if (this.state === 'half_open' || this.tripped()) {
+    if ((this.state === 'half_open' || this.tripped()) && this.mayEject()) {
       this.eject(now);
+    } else if (this.state === 'half_open') {
+      this.move('closed');
     }
   }
 

@@ -60,9 +60,11 @@ export class HealthBoard implements OnModuleInit {
       }
     };
     for (const model of this.catalog.listAll()) {
-      this.byModel.set(
-        model.id,
-        deploymentsOf(model).map((deployment) => ({
+      const candidates: Candidate[] = [];
+      for (const deployment of deploymentsOf(model)) {
+        const others = (): boolean =>
+          candidates.some((c) => c.deployment !== deployment && c.health.state === 'closed');
+        candidates.push({
           deployment,
           health: new DeploymentHealth(
             `${model.id}@${deployment.provider.name}`,
@@ -70,9 +72,11 @@ export class HealthBoard implements OnModuleInit {
             deployment.provider.name,
             this.settings,
             onTransition,
+            others,
           ),
-        })),
-      );
+        });
+      }
+      this.byModel.set(model.id, candidates);
     }
     const all = (): Candidate[] => this.all();
     this.metrics.gauge({

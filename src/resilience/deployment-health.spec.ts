@@ -135,7 +135,14 @@ describe('RetryBudget', () => {
 
 describe('DeploymentHealth, the last healthy deployment', () => {
   it('is never ejected: it keeps taking traffic, degraded', () => {
-    const h = new DeploymentHealth('m@p', 'm', 'p', SETTINGS, () => undefined, () => false);
+    const h = new DeploymentHealth(
+      'm@p',
+      'm',
+      'p',
+      SETTINGS,
+      () => undefined,
+      () => false,
+    );
     for (let i = 0; i < 5; i++) {
       fail(h, 0);
     }

@@ -40,7 +40,7 @@ import {
 } from './rate/rate-plan';
 import {
   estimatePromptTokens,
-  familyProfile,
+  windowEstimate,
   preloadFamilies,
   promptTokensUpperBound,
 } from './tokens/token-estimator';
@@ -113,13 +113,9 @@ export class LimitsService implements OnModuleInit, OnApplicationShutdown {
         promptTokensUpperBound(facts, model.family) + (requestedOutput ?? 0) >
         model.contextWindow
       ) {
-        checkContextWindow(
-          model,
-          estimate(model),
-          requestedOutput ?? 0,
-          familyProfile(model.family).tolerance,
-          facts,
-        );
+        const window = windowEstimate(facts, model.family);
+        promptTokens = window.tokens;
+        checkContextWindow(model, window.tokens, requestedOutput ?? 0, window.tolerance, facts);
       }
     }
     const keyId = req.ctx.keyId;

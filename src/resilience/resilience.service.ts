@@ -109,13 +109,22 @@ export class ResilienceService {
     models: readonly CatalogModel[],
     attempt: (a: Attempt) => Promise<T>,
   ): Promise<T> {
+    if (parent.signal.aborted) {
+      throw new ClientClosedRequestError();
+    }
     this.budget.requestStarted();
     // One listener per request: the budget, and the serving attempt's in-flight count.
     const served: { release?: () => void } = {};
-    res.once('close', () => {
-      this.budget.requestEnded();
-      served.release?.();
-    });
+    // The parent signal aborts when the response closes, however it ended (a listener on
+    // the signal rather than one more 'close' listener on the response).
+    parent.signal.addEventListener(
+      'abort',
+      () => {
+        this.budget.requestEnded();
+        served.release?.();
+      },
+      { once: true },
+    );
     let attempts = 0;
     let lastError: Error | undefined;
     for (const model of models) {

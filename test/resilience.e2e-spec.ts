@@ -282,6 +282,24 @@ describe('deployments and fallbacks', () => {
     },
   );
 
+  it('keeps a conversation on one deployment by its session key, and spreads conversations', async () => {
+    const deploymentsOf = async (session: string): Promise<Set<string | null>> => {
+      const seen = new Set<string | null>();
+      for (let i = 0; i < 6; i++) {
+        const answer = await post('chat', 'gpt-pair', false, { prompt_cache_key: session });
+        seen.add(answer.headers.get('x-gateway-deployment'));
+      }
+      return seen;
+    };
+    const all = new Set<string | null>();
+    for (const session of ['s1', 's2', 's3', 's4', 's5', 's6', 's7', 's8']) {
+      const seen = await deploymentsOf(session);
+      expect(seen.size).toBe(1);
+      seen.forEach((d) => all.add(d));
+    }
+    expect(all).toEqual(new Set(['dep-a', 'dep-b']));
+  });
+
   it('takes the client order from x-gateway-fallbacks and from the body models array', async () => {
     a.fault = 'error_503';
     const viaHeader = await post(

@@ -35,6 +35,7 @@ export function pickDeployment(
   tried: ReadonlySet<CatalogDeployment>,
   now: number,
   random: () => number = Math.random,
+  sticky?: string,
 ): Candidate | undefined {
   const healthy = all.filter((c) => c.health.available(now));
   if (healthy.length === 0) {
@@ -47,6 +48,9 @@ export function pickDeployment(
         );
   }
   const fresh = healthy.filter((c) => !tried.has(c.deployment));
+  if (sticky !== undefined && tried.size === 0 && healthy.length > 1) {
+    return stickyChoice(healthy, sticky);
+  }
   return choose(fresh.length > 0 ? fresh : healthy, random);
 }
 
@@ -58,4 +62,33 @@ function choose(healthy: readonly Candidate[], random: () => number): Candidate 
   const b = weighted(healthy, random);
   const load = (c: Candidate): number => c.health.inFlight / Math.max(c.deployment.weight, 1e-9);
   return load(b) < load(a) ? b : a;
+}
+
+/** FNV-1a, 32 bits: a cheap, stable hash for rendezvous choice. */
+function fnv1a(text: string): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) {
+    hash ^= text.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193);
+  }
+  return hash >>> 0;
+}
+
+/**
+ * Rendezvous (highest random weight) hashing of a conversation key over the healthy
+ * deployments, weighted: every turn of one conversation lands on the same deployment while
+ * it stays healthy, and only the conversations of a deployment that leaves move.
+ */
+function stickyChoice(healthy: readonly Candidate[], key: string): Candidate {
+  let best = healthy[0];
+  let bestScore = -Infinity;
+  for (const c of healthy) {
+    const u = (fnv1a(`${key}\u0000${c.deployment.provider.name}`) + 1) / 4294967297;
+    const score = -c.deployment.weight / Math.log(u);
+    if (score > bestScore) {
+      bestScore = score;
+      best = c;
+    }
+  }
+  return best;
 }

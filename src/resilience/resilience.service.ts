@@ -108,6 +108,7 @@ export class ResilienceService {
     parent: CallContext,
     models: readonly CatalogModel[],
     attempt: (a: Attempt) => Promise<T>,
+    sticky?: string,
   ): Promise<T> {
     if (parent.signal.aborted) {
       throw new ClientClosedRequestError();
@@ -147,7 +148,7 @@ export class ResilienceService {
             throw new ClientClosedRequestError();
           }
         }
-        const picked = pickDeployment(candidates, tried, Date.now());
+        const picked = pickDeployment(candidates, tried, Date.now(), Math.random, sticky);
         if (picked === undefined) {
           break;
         }

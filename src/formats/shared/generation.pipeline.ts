@@ -15,6 +15,7 @@ import {
 } from '../../policy/protections/output-protections';
 import { FallbackPlan } from '../../resilience/fallback-plan';
 import { type Attempt, ResilienceService } from '../../resilience/resilience.service';
+import { stickyKeyOf } from '../../resilience/sticky-key';
 import { createCallContext } from '../../upstream/call-context';
 import { type PassthroughResult, framesOf } from '../../upstream/provider.interface';
 import { type ServingPath, routeOf, servingPath, startCanonical } from './canonical-path';
@@ -52,6 +53,7 @@ export class GenerationPipeline {
     const { model, isProtected } = routeOf(req);
     const ctx = createCallContext(req, res);
     const models = this.fallbacks.candidates(model, req, adapter.format, takeModels(body, req));
+    const sticky = stickyKeyOf(req, body);
     // Adapters rewrite top-level fields of the body they send (model id, stream options): a
     // later attempt starts again from the client's fields.
     const pristine = { ...body } as Record<string, unknown>;
@@ -62,21 +64,35 @@ export class GenerationPipeline {
       }
     };
     if (body.stream !== true) {
-      const write = await this.resilience.run(req, res, ctx, models, (a) => {
-        fresh();
-        return this.unstreamed(adapter, body, req, res, a, isProtected);
-      });
+      const write = await this.resilience.run(
+        req,
+        res,
+        ctx,
+        models,
+        (a) => {
+          fresh();
+          return this.unstreamed(adapter, body, req, res, a, isProtected);
+        },
+        sticky,
+      );
       write();
       return;
     }
     // Errors after the head was committed go out in the format of the attempt that failed.
     let fail: (error: GatewayError) => SseFrame[] = () => [];
-    const frames = this.resilience.run(req, res, ctx, models, (a) => {
-      fresh();
-      const started = this.streamed(adapter, body, req, res, a, isProtected);
-      fail = started.fail;
-      return started.frames;
-    });
+    const frames = this.resilience.run(
+      req,
+      res,
+      ctx,
+      models,
+      (a) => {
+        fresh();
+        const started = this.streamed(adapter, body, req, res, a, isProtected);
+        fail = started.fail;
+        return started.frames;
+      },
+      sticky,
+    );
     return writeSseWhenStarted(res, frames, {
       keepaliveMs: this.keepaliveMs,
       holdMs: this.holdMs,

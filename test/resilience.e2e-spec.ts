@@ -37,6 +37,7 @@ models:
     context_window: 128000
     max_output_tokens: 1000
     pricing: { input: 1, output: 2 }
+  - { id: gpt-small, provider: dep-a, family: openai, fallbacks: [gpt-pair], context_window: 150, max_output_tokens: 100, pricing: { input: 1, output: 2 } }
   - { id: gpt-solo, provider: dep-a, family: openai, context_window: 128000, max_output_tokens: 1000, pricing: { input: 1, output: 2 } }
   - { id: gpt-lb, provider: dep-b, family: openai, context_window: 128000, max_output_tokens: 1000, pricing: { input: 1, output: 2 } }
   - { id: claude-fb, provider: anth, family: anthropic, endpoints: [chat_completions, messages, responses], context_window: 200000, max_output_tokens: 1000, pricing: { input: 3, output: 15 } }
@@ -122,7 +123,7 @@ function post(
   return fetch(`${gw.origin}${path}`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', ...auth, ...headers },
-    body: JSON.stringify(body),
+    body: JSON.stringify({ ...body, ...extra }),
   }).then(async (res) => ({
     status: res.status,
     headers: res.headers,
@@ -299,6 +300,28 @@ describe('deployments and fallbacks', () => {
     }
     expect(all).toEqual(new Set(['dep-a', 'dep-b']));
   });
+
+  it.each(ENDPOINTS)(
+    'serves a prompt too long for the model by its first fallback whose window holds it (%s)',
+    async (endpoint) => {
+      const long = 'Counting tokens exactly matters here. '.repeat(40);
+      const extra =
+        endpoint === 'chat'
+          ? {
+              messages: [
+                { role: 'system', content: SYSTEM },
+                { role: 'user', content: long },
+              ],
+            }
+          : endpoint === 'messages'
+            ? { messages: [{ role: 'user', content: long }] }
+            : { input: long };
+      const answer = await post(endpoint, 'gpt-small', false, extra);
+      expectAnswer(endpoint, false, answer);
+      expect(served(answer)[0]).toBe('gpt-pair');
+      expect(served(answer)[2]).toBe(1);
+    },
+  );
 
   it('takes the client order from x-gateway-fallbacks and from the body models array', async () => {
     a.fault = 'error_503';

@@ -38,6 +38,7 @@ import {
   refusalMessage,
   snapshotOf,
 } from './rate/rate-plan';
+import { rememberContextFallback } from '../resilience/context-fallback';
 import {
   estimatePromptTokens,
   windowEstimate,
@@ -96,6 +97,31 @@ export class LimitsService implements OnModuleInit, OnApplicationShutdown {
   }
 
   /**
+   * The first catalog fallback of `model` whose window holds the prompt (by the same
+   * estimate and tolerance as the check), for the context-window fallback.
+   */
+  private largerFallback(
+    model: CatalogModel,
+    facts: LimitFacts,
+    requestedOutput: number,
+  ): CatalogModel | undefined {
+    for (const id of model.fallbacks ?? []) {
+      const candidate = this.catalog.find(id);
+      if (candidate === undefined || !candidate.provider.available) {
+        continue;
+      }
+      const window = windowEstimate(facts, candidate.family);
+      try {
+        checkContextWindow(candidate, window.tokens, requestedOutput, window.tolerance, facts);
+        return candidate;
+      } catch {
+        // too small as well: the next one
+      }
+    }
+    return undefined;
+  }
+
+  /**
    * Lets the request through (true, or a promise of it with Redis) or throws the
    * GatewayError the endpoint's filter renders in its own envelope.
    */
@@ -115,7 +141,15 @@ export class LimitsService implements OnModuleInit, OnApplicationShutdown {
       ) {
         const window = windowEstimate(facts, model.family);
         promptTokens = window.tokens;
-        checkContextWindow(model, window.tokens, requestedOutput ?? 0, window.tolerance, facts);
+        try {
+          checkContextWindow(model, window.tokens, requestedOutput ?? 0, window.tolerance, facts);
+        } catch (error) {
+          const fallback = this.largerFallback(model, facts, requestedOutput ?? 0);
+          if (fallback === undefined) {
+            throw error;
+          }
+          rememberContextFallback(req, fallback);
+        }
       }
     }
     const keyId = req.ctx.keyId;

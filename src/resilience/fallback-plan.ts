@@ -4,6 +4,7 @@ import { CatalogService } from '../catalog/catalog.service';
 import type { CatalogModel } from '../catalog/catalog.types';
 import type { GatewayRequest } from '../common/request-context';
 import type { WireFormat } from '../core/canonical';
+import { contextFallbackOf } from './context-fallback';
 
 export const FALLBACKS_HEADER = 'x-gateway-fallbacks';
 
@@ -42,16 +43,36 @@ export class FallbackPlan {
           ? bodyModels.filter((m): m is string => typeof m === 'string')
           : undefined;
     const ids = asked ?? model.fallbacks ?? [];
+    // The prompt does not fit the requested model: admission chose a fallback that holds it.
+    const larger = contextFallbackOf(req);
+    if (larger !== undefined) {
+      const rest = model.fallbacks ?? [];
+      const next = rest.slice(rest.indexOf(larger.id) + 1);
+      const usable = this.usable([larger.id, ...next], req, format);
+      // One the key may not use or that does not serve here: the upstream's own refusal.
+      return usable[0] === larger ? usable : [model];
+    }
     if (ids.length === 0) {
       return [model];
     }
+    return [model, ...this.usable(ids, req, format, model)];
+  }
+
+  /** The models of `ids` that exist, serve `format` and the key may use, at most MAX_FALLBACKS. */
+  private usable(
+    ids: readonly string[],
+    req: GatewayRequest,
+    format: WireFormat,
+    except?: CatalogModel,
+  ): CatalogModel[] {
     const keyId = req.ctx.keyId;
     const scope = keyId === undefined ? undefined : this.keys.info(keyId)?.scope?.models;
-    const out = [model];
+    const out: CatalogModel[] = [];
     for (const id of ids) {
       const m = this.catalog.find(id);
       if (
         m !== undefined &&
+        m !== except &&
         !out.includes(m) &&
         m.endpoints.has(format) &&
         m.provider.available &&
@@ -59,7 +80,7 @@ export class FallbackPlan {
       ) {
         out.push(m);
       }
-      if (out.length > MAX_FALLBACKS) {
+      if (out.length >= MAX_FALLBACKS) {
         break;
       }
     }

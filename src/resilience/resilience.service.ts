@@ -134,38 +134,43 @@ export class ResilienceService {
       const candidates = this.board.candidatesOf(model);
       const tried = new Set<CatalogDeployment>();
       for (let i = 0; i < settings.retry.attempts; i++) {
-        if (i > 0) {
-          const wait = backoffMs(i, settings.retry, lastError);
-          if (Date.now() + wait >= deadline || !this.budget.tryRetry()) {
-            break;
-          }
-          try {
+        // Every attempt after the request's first (a fallback's too) is extra load: it holds
+        // a token of the retry budget until it ends.
+        const isRetry = attempts > 0;
+        const wait = i > 0 ? backoffMs(i, settings.retry, lastError) : 0;
+        if (isRetry && (Date.now() + wait >= deadline || !this.budget.tryRetry())) {
+          break;
+        }
+        try {
+          if (wait > 0) {
             await sleep(wait, parent.signal);
-          } finally {
-            this.budget.retryEnded();
           }
           if (parent.signal.aborted) {
             throw new ClientClosedRequestError();
           }
-        }
-        const picked = pickDeployment(candidates, tried, Date.now(), Math.random, sticky);
-        if (picked === undefined) {
-          break;
-        }
-        tried.add(picked.deployment);
-        attempts++;
-        this.mark(req, res, model, picked.deployment, attempts);
-        try {
-          return await this.once(req, served, parent, model, picked, settings, deadline, attempt);
-        } catch (e) {
-          const error = e instanceof Error ? e : new Error(String(e));
-          lastError = error;
-          if (!isRetryable(error) || parent.signal.aborted) {
-            throw error;
+          const picked = pickDeployment(candidates, tried, Date.now(), Math.random, sticky);
+          if (picked === undefined) {
+            break;
           }
-          this.logger.warn(
-            `attempt ${attempts} on ${model.id}@${picked.deployment.provider.name} failed: ${error.message}`,
-          );
+          tried.add(picked.deployment);
+          attempts++;
+          this.mark(req, res, model, picked.deployment, attempts);
+          try {
+            return await this.once(req, served, parent, model, picked, settings, deadline, attempt);
+          } catch (e) {
+            const error = e instanceof Error ? e : new Error(String(e));
+            lastError = error;
+            if (!isRetryable(error) || parent.signal.aborted) {
+              throw error;
+            }
+            this.logger.warn(
+              `attempt ${attempts} on ${model.id}@${picked.deployment.provider.name} failed: ${error.message}`,
+            );
+          }
+        } finally {
+          if (isRetry) {
+            this.budget.retryEnded();
+          }
         }
       }
     }

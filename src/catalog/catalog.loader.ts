@@ -3,8 +3,21 @@ import { plainToInstance } from 'class-transformer';
 import { ValidationError, validateSync } from 'class-validator';
 import { parse as parseYaml } from 'yaml';
 import type { WireFormat } from '../core/canonical';
-import { CatalogFileSchema, ModelSchema, ProviderSchema } from './catalog.schema';
-import type { Catalog, CatalogModel, CatalogProvider } from './catalog.types';
+import {
+  CatalogFileSchema,
+  ModelSchema,
+  ProviderSchema,
+  type RetrySchema,
+  type TimeoutsSchema,
+} from './catalog.schema';
+import type {
+  Catalog,
+  CatalogDeployment,
+  CatalogModel,
+  CatalogProvider,
+  RetrySettings,
+  TimeoutSettings,
+} from './catalog.types';
 import type { ProviderDescriptor, ProviderKinds } from './provider-kind';
 import { own, setOwn } from '../common/own';
 
@@ -37,6 +50,29 @@ function defaultEndpoints(family: string): WireFormat[] {
     : ['chat_completions', 'messages'];
 }
 
+/** Keeps only the keys that are set, so that a model's settings override its provider's key by key. */
+function defined<T extends object>(value: T): Partial<T> | undefined {
+  const out = Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined));
+  return Object.keys(out).length === 0 ? undefined : (out as Partial<T>);
+}
+
+function toRetry(r: RetrySchema | undefined): Partial<RetrySettings> | undefined {
+  return r === undefined
+    ? undefined
+    : defined({ attempts: r.attempts, backoffMs: r.backoff_ms, maxBackoffMs: r.max_backoff_ms });
+}
+
+function toTimeouts(t: TimeoutsSchema | undefined): Partial<TimeoutSettings> | undefined {
+  return t === undefined
+    ? undefined
+    : defined({
+        connectMs: t.connect_ms,
+        firstByteMs: t.first_byte_ms,
+        idleMs: t.idle_ms,
+        totalMs: t.total_ms,
+      });
+}
+
 function toProvider(
   p: ProviderSchema,
   kind: ProviderDescriptor,
@@ -63,12 +99,14 @@ function toProvider(
     headers: p.headers ?? {},
     settings,
     available: !kind.needsKey || apiKey !== undefined,
+    retry: toRetry(p.retry),
+    timeouts: toTimeouts(p.timeouts),
   };
 }
 
 function toModel(
   m: ModelSchema,
-  provider: CatalogProvider,
+  deployments: CatalogDeployment[],
   kind: ProviderDescriptor,
   where: string,
   problems: string[],
@@ -76,6 +114,8 @@ function toModel(
   // Any model may list the responses endpoint (the translators serve it); by default only
   // the openai family gets it.
   const endpoints = m.endpoints ?? defaultEndpoints(m.family);
+  const [first] = deployments as [CatalogDeployment];
+  const provider = first.provider;
   const upstreamApi = m.upstream_api ?? kind.defaultApi;
   if (!kind.apis.includes(upstreamApi)) {
     const fits = kind.apis.join(' or ');
@@ -95,7 +135,7 @@ function toModel(
   }
   return {
     id: m.id,
-    upstreamId: m.upstream_id ?? m.id,
+    upstreamId: first.upstreamId,
     provider,
     family: m.family,
     displayName: m.display_name ?? m.id,
@@ -115,7 +155,48 @@ function toModel(
     },
     endpoints: new Set(endpoints),
     upstreamApi,
+    deployments: deployments.length > 1 ? deployments : undefined,
+    fallbacks: m.fallbacks,
+    retry: toRetry(m.retry),
+    timeouts: toTimeouts(m.timeouts),
   };
+}
+
+/**
+ * A model's deployments: `provider`/`upstream_id`, or its `deployments` list (exactly one of
+ * the two). Every deployment's provider must be of a kind that speaks the model's API.
+ */
+function toDeployments(
+  m: ModelSchema,
+  providers: ReadonlyMap<string, CatalogProvider>,
+  declared: ReadonlySet<string>,
+  where: string,
+  problems: string[],
+): CatalogDeployment[] | undefined {
+  if ((m.provider === undefined) === (m.deployments === undefined)) {
+    problems.push(`${where}: set exactly one of provider or deployments`);
+    return undefined;
+  }
+  const listed = m.deployments ?? [
+    { provider: m.provider ?? '', upstream_id: m.upstream_id, weight: 1 },
+  ];
+  const out: CatalogDeployment[] = [];
+  listed.forEach((d, j) => {
+    const provider = providers.get(d.provider);
+    if (provider === undefined) {
+      if (!declared.has(d.provider)) {
+        const at = m.deployments ? `${where}.deployments[${j}].provider` : `${where}.provider`;
+        problems.push(`${at}: unknown provider '${d.provider}'`);
+      }
+      return;
+    }
+    out.push({
+      provider,
+      upstreamId: d.upstream_id ?? m.upstream_id ?? m.id,
+      weight: d.weight ?? 1,
+    });
+  });
+  return out.length === listed.length ? out : undefined;
 }
 
 /**
@@ -208,20 +289,35 @@ export function parseCatalog(
     }
   });
   const models = new Map<string, CatalogModel>();
+  const declared = new Set(file.providers.map((p) => p.name));
   file.models.forEach((m, i) => {
     const where = `models[${i}]`;
-    const provider = providers.get(m.provider);
-    const kind = provider && kinds.get(provider.kind);
-    if (!provider || !kind) {
-      if (!file.providers.some((p) => p.name === m.provider)) {
-        problems.push(`${where}.provider: unknown provider '${m.provider}'`);
-      }
+    const deployments = toDeployments(m, providers, declared, where, problems);
+    const first = deployments?.[0];
+    const kind = first && kinds.get(first.provider.kind);
+    if (!deployments || !first || !kind) {
       return;
     }
     if (models.has(m.id)) {
       problems.push(`${where}.id: duplicate model '${m.id}'`);
     }
-    models.set(m.id, toModel(m, provider, kind, where, problems));
+    const model = toModel(m, deployments, kind, where, problems);
+    // The first deployment's kind is checked by toModel, with its own message.
+    deployments.slice(1).forEach((d, j) => {
+      if (!kinds.get(d.provider.kind)?.apis.includes(model.upstreamApi)) {
+        problems.push(
+          `${where}.deployments[${j + 1}].provider: kind '${d.provider.kind}' does not speak ${model.upstreamApi}`,
+        );
+      }
+    });
+    models.set(m.id, model);
+  });
+  file.models.forEach((m, i) => {
+    (m.fallbacks ?? []).forEach((id, j) => {
+      if (!models.has(id) || id === m.id) {
+        problems.push(`models[${i}].fallbacks[${j}]: '${id}' is not another catalog model`);
+      }
+    });
   });
   if (problems.length > 0) {
     throw new CatalogError(source, problems);

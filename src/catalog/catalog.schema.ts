@@ -26,6 +26,29 @@ export const ENDPOINTS = ['chat_completions', 'responses', 'messages'] as const;
 
 const ENV_NAME = /^[A-Z_][A-Z0-9_]*$/;
 
+/** Retries of one upstream call (see src/resilience); unset keys come from the environment. */
+export class RetrySchema {
+  /** Upstream attempts in all, the first included (1 = no retry). */
+  @IsOptional() @IsInt() @Min(1) attempts?: number;
+  @IsOptional() @IsInt() @Min(0) backoff_ms?: number;
+  @IsOptional() @IsInt() @Min(0) max_backoff_ms?: number;
+}
+
+/** Deadlines of one upstream call; unset keys come from the environment. */
+export class TimeoutsSchema {
+  @IsOptional() @IsInt() @Min(1) connect_ms?: number;
+  @IsOptional() @IsInt() @Min(1) first_byte_ms?: number;
+  @IsOptional() @IsInt() @Min(1) idle_ms?: number;
+  @IsOptional() @IsInt() @Min(1) total_ms?: number;
+}
+
+/** One deployment of a model: a provider entry and the model id it knows it by. */
+export class DeploymentSchema {
+  @IsString() @IsNotEmpty() provider!: string;
+  @IsOptional() @IsString() @IsNotEmpty() upstream_id?: string;
+  @IsOptional() @IsNumber() @Min(0) weight?: number;
+}
+
 export class ProviderSchema {
   @IsString() @Matches(/^[a-z0-9][a-z0-9._-]*$/i) name!: string;
   /** Checked against the registered provider kinds by the loader. */
@@ -36,6 +59,8 @@ export class ProviderSchema {
   /** Name of the environment variable holding the API key (never the key itself). */
   @IsOptional() @Matches(ENV_NAME) api_key_env?: string;
   @IsOptional() @IsObject() headers?: Record<string, string>;
+  @IsOptional() @ValidateNested() @Type(() => RetrySchema) retry?: RetrySchema;
+  @IsOptional() @ValidateNested() @Type(() => TimeoutsSchema) timeouts?: TimeoutsSchema;
 }
 
 export class PricingSchema {
@@ -56,8 +81,19 @@ export class ModelSchema {
   @IsNotEmpty()
   @Matches(/^[^\s/?#]+$/, { message: 'id must not contain spaces, /, ? or #' })
   id!: string;
-  @IsString() @IsNotEmpty() provider!: string;
+  /** One deployment's provider; `deployments` lists several instead (one of the two is required). */
+  @IsOptional() @IsString() @IsNotEmpty() provider?: string;
   @IsOptional() @IsString() @IsNotEmpty() upstream_id?: string;
+  @IsOptional()
+  @IsArray()
+  @ArrayNotEmpty()
+  @ValidateNested({ each: true })
+  @Type(() => DeploymentSchema)
+  deployments?: DeploymentSchema[];
+  /** Models tried in order when this one cannot serve (see src/resilience). */
+  @IsOptional() @IsArray() @ArrayUnique() @IsString({ each: true }) fallbacks?: string[];
+  @IsOptional() @ValidateNested() @Type(() => RetrySchema) retry?: RetrySchema;
+  @IsOptional() @ValidateNested() @Type(() => TimeoutsSchema) timeouts?: TimeoutsSchema;
   @IsString() @Matches(/^[a-z0-9-]+$/) family!: string;
   @IsOptional() @IsString() display_name?: string;
   /** Release date (YYYY-MM-DD), shown as `created` / `created_at`. */

@@ -31,6 +31,11 @@ export class CatalogService {
     return out;
   }
 
+  /** Every model, available or not, in catalog order. */
+  listAll(): CatalogModel[] {
+    return [...this.catalog.models.values()];
+  }
+
   providers(): Iterable<CatalogProvider> {
     return this.catalog.providers.values();
   }

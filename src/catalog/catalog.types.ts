@@ -18,6 +18,32 @@ export interface CatalogProvider {
   settings?: Readonly<Record<string, string>>;
   /** False when the provider needs a key that is not configured. */
   available: boolean;
+  /** The provider's own retry and timeout settings (the model's override them). */
+  retry?: Partial<RetrySettings>;
+  timeouts?: Partial<TimeoutSettings>;
+}
+
+/** Retries of one upstream call: attempts in all (first included), backoff base and cap. */
+export interface RetrySettings {
+  attempts: number;
+  backoffMs: number;
+  maxBackoffMs: number;
+}
+
+/** Deadlines of one upstream call, in milliseconds. */
+export interface TimeoutSettings {
+  connectMs: number;
+  firstByteMs: number;
+  idleMs: number;
+  totalMs: number;
+}
+
+/** One deployment of a model: the provider that serves it and its id there. */
+export interface CatalogDeployment {
+  provider: CatalogProvider;
+  upstreamId: string;
+  /** Share of the traffic among healthy deployments (0: only when the others are down). */
+  weight: number;
 }
 
 export interface ModelPricing {
@@ -43,6 +69,16 @@ export interface CatalogModel {
   capabilities: { reasoning: boolean; tools: boolean; vision: boolean };
   endpoints: ReadonlySet<WireFormat>;
   upstreamApi: UpstreamApi;
+  /**
+   * Every deployment, the first being `provider`/`upstreamId` (absent: that one alone).
+   * Providers of one model share its upstream API.
+   */
+  deployments?: readonly CatalogDeployment[];
+  /** Catalog models tried in order when this one cannot serve. */
+  fallbacks?: readonly string[];
+  /** The model's retry and timeout settings over its provider's. */
+  retry?: Partial<RetrySettings>;
+  timeouts?: Partial<TimeoutSettings>;
 }
 
 export interface Catalog {

@@ -13,6 +13,8 @@ export interface RequestContext {
   model?: string;
   provider?: string;
   stream?: boolean;
+  /** Upstream attempts made (retries and fallbacks included), for the access log. */
+  attempts?: number;
   usage?: CanonicalUsage;
   /** The `x-gateway-protections` verdicts, when a protection ran. */
   protections?: string;

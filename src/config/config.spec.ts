@@ -272,6 +272,14 @@ describe('config namespaces', () => {
       maxAnswerBytes: 32 * 1024 * 1024,
       maxEventBytes: 8 * 1024 * 1024,
       streamHoldMs: 5_000,
+      totalTimeoutMs: 600_000,
+      retryAttempts: 3,
+      retryBackoffMs: 200,
+      retryMaxBackoffMs: 5_000,
+      retryBudgetPercent: 20,
+      ejectConsecutiveFailures: 5,
+      ejectCooldownMs: 5_000,
+      ejectMaxCooldownMs: 300_000,
     });
   });
 
@@ -295,6 +303,14 @@ describe('config namespaces', () => {
       maxAnswerBytes: 6600,
       maxEventBytes: 7700,
       streamHoldMs: 0,
+      totalTimeoutMs: 600_000,
+      retryAttempts: 3,
+      retryBackoffMs: 200,
+      retryMaxBackoffMs: 5_000,
+      retryBudgetPercent: 20,
+      ejectConsecutiveFailures: 5,
+      ejectCooldownMs: 5_000,
+      ejectMaxCooldownMs: 300_000,
     });
   });
 });

@@ -32,6 +32,19 @@ export class UpstreamEnv {
    * format's in-stream error event.
    */
   @Expose() @Type(() => Number) @IsInt() @Min(0) UPSTREAM_STREAM_HOLD_MS = 5_000;
+  /** Deadline of one upstream attempt, first byte to last; catalog `timeouts.total_ms` overrides it. */
+  @Expose() @Type(() => Number) @IsInt() @Min(1) UPSTREAM_TOTAL_TIMEOUT_MS = 600_000;
+  /** Upstream attempts per deployment chain (1 = no retry); catalog `retry.attempts` overrides it. */
+  @Expose() @Type(() => Number) @IsInt() @Min(1) UPSTREAM_RETRY_ATTEMPTS = 3;
+  @Expose() @Type(() => Number) @IsInt() @Min(0) UPSTREAM_RETRY_BACKOFF_MS = 200;
+  @Expose() @Type(() => Number) @IsInt() @Min(0) UPSTREAM_RETRY_MAX_BACKOFF_MS = 5_000;
+  /** Retries in flight as a share of requests in flight (Envoy's retry budget), in percent. */
+  @Expose() @Type(() => Number) @IsInt() @Min(0) UPSTREAM_RETRY_BUDGET_PERCENT = 20;
+  /** Consecutive retryable failures that eject a deployment. */
+  @Expose() @Type(() => Number) @IsInt() @Min(1) UPSTREAM_EJECT_CONSECUTIVE_FAILURES = 5;
+  /** First ejection's cooldown (doubling on each further ejection, up to the max). */
+  @Expose() @Type(() => Number) @IsInt() @Min(1) UPSTREAM_EJECT_COOLDOWN_MS = 5_000;
+  @Expose() @Type(() => Number) @IsInt() @Min(1) UPSTREAM_EJECT_MAX_COOLDOWN_MS = 300_000;
   @Expose() @IsOptional() @IsUrl(URL_OPTS) OPENAI_BASE_URL?: string;
   @Expose() @IsOptional() @IsUrl(URL_OPTS) ANTHROPIC_BASE_URL?: string;
 }
@@ -45,6 +58,14 @@ export interface UpstreamConfig {
   maxAnswerBytes: number;
   maxEventBytes: number;
   streamHoldMs: number;
+  totalTimeoutMs: number;
+  retryAttempts: number;
+  retryBackoffMs: number;
+  retryMaxBackoffMs: number;
+  retryBudgetPercent: number;
+  ejectConsecutiveFailures: number;
+  ejectCooldownMs: number;
+  ejectMaxCooldownMs: number;
 }
 
 export const upstreamConfig = registerAs('upstream', (): UpstreamConfig => {
@@ -58,5 +79,13 @@ export const upstreamConfig = registerAs('upstream', (): UpstreamConfig => {
     maxAnswerBytes: env.UPSTREAM_MAX_ANSWER_BYTES,
     maxEventBytes: env.UPSTREAM_MAX_EVENT_BYTES,
     streamHoldMs: env.UPSTREAM_STREAM_HOLD_MS,
+    totalTimeoutMs: env.UPSTREAM_TOTAL_TIMEOUT_MS,
+    retryAttempts: env.UPSTREAM_RETRY_ATTEMPTS,
+    retryBackoffMs: env.UPSTREAM_RETRY_BACKOFF_MS,
+    retryMaxBackoffMs: env.UPSTREAM_RETRY_MAX_BACKOFF_MS,
+    retryBudgetPercent: env.UPSTREAM_RETRY_BUDGET_PERCENT,
+    ejectConsecutiveFailures: env.UPSTREAM_EJECT_CONSECUTIVE_FAILURES,
+    ejectCooldownMs: env.UPSTREAM_EJECT_COOLDOWN_MS,
+    ejectMaxCooldownMs: env.UPSTREAM_EJECT_MAX_COOLDOWN_MS,
   };
 });

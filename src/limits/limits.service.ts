@@ -38,9 +38,10 @@ import {
   refusalMessage,
   snapshotOf,
 } from './rate/rate-plan';
+import { rememberContextFallback } from '../resilience/context-fallback';
 import {
   estimatePromptTokens,
-  familyProfile,
+  windowEstimate,
   preloadFamilies,
   promptTokensUpperBound,
 } from './tokens/token-estimator';
@@ -96,6 +97,31 @@ export class LimitsService implements OnModuleInit, OnApplicationShutdown {
   }
 
   /**
+   * The first catalog fallback of `model` whose window holds the prompt (by the same
+   * estimate and tolerance as the check), for the context-window fallback.
+   */
+  private largerFallback(
+    model: CatalogModel,
+    facts: LimitFacts,
+    requestedOutput: number,
+  ): CatalogModel | undefined {
+    for (const id of model.fallbacks ?? []) {
+      const candidate = this.catalog.find(id);
+      if (candidate === undefined || !candidate.provider.available) {
+        continue;
+      }
+      const window = windowEstimate(facts, candidate.family);
+      try {
+        checkContextWindow(candidate, window.tokens, requestedOutput, window.tolerance, facts);
+        return candidate;
+      } catch {
+        // too small as well: the next one
+      }
+    }
+    return undefined;
+  }
+
+  /**
    * Lets the request through (true, or a promise of it with Redis) or throws the
    * GatewayError the endpoint's filter renders in its own envelope.
    */
@@ -113,13 +139,17 @@ export class LimitsService implements OnModuleInit, OnApplicationShutdown {
         promptTokensUpperBound(facts, model.family) + (requestedOutput ?? 0) >
         model.contextWindow
       ) {
-        checkContextWindow(
-          model,
-          estimate(model),
-          requestedOutput ?? 0,
-          familyProfile(model.family).tolerance,
-          facts,
-        );
+        const window = windowEstimate(facts, model.family);
+        promptTokens = window.tokens;
+        try {
+          checkContextWindow(model, window.tokens, requestedOutput ?? 0, window.tolerance, facts);
+        } catch (error) {
+          const fallback = this.largerFallback(model, facts, requestedOutput ?? 0);
+          if (fallback === undefined) {
+            throw error;
+          }
+          rememberContextFallback(req, fallback);
+        }
       }
     }
     const keyId = req.ctx.keyId;

@@ -194,6 +194,20 @@ const paths: Record<string, Obj> = {
     },
   ),
   '/health/limits': healthGet('Rate-limit storage and its failure counters.', 'LimitsHealth'),
+  '/health/upstreams': {
+    get: {
+      tags: ['Health'],
+      summary: 'Breaker state, load and ejections of every deployment of every model.',
+      security: [],
+      responses: {
+        '200': {
+          description:
+            '`deployments`: model, provider, upstream_id, weight, state (closed, half_open, open), in_flight, ejections, open_until.',
+          content: json({ type: 'object' }),
+        },
+      },
+    },
+  },
   '/health/protections': {
     get: {
       tags: ['Health'],

@@ -14,6 +14,14 @@ export function fakeUpstreamSettings(
     maxAnswerBytes: 32 * 1024 * 1024,
     maxEventBytes: 8 * 1024 * 1024,
     streamHoldMs: 5000,
+    totalTimeoutMs: 30_000,
+    retryAttempts: 1,
+    retryBackoffMs: 0,
+    retryMaxBackoffMs: 0,
+    retryBudgetPercent: 20,
+    ejectConsecutiveFailures: 5,
+    ejectCooldownMs: 1000,
+    ejectMaxCooldownMs: 10_000,
     ...overrides,
   };
 }

@@ -18,10 +18,14 @@ import {
 /** Anthropic's "overloaded" status: kept as is, since the SDKs give it its own class. */
 const OVERLOADED = 529;
 
-/** Maps undici/network failures to 502/504, and our own abort to ClientClosedRequestError. */
+/**
+ * Maps undici/network failures to 502/504, and our own abort to ClientClosedRequestError
+ * (or to the GatewayError it was aborted with, e.g. a deadline's timeout).
+ */
 export function mapTransportError(e: unknown, signal?: AbortSignal): Error {
   if (signal?.aborted) {
-    return new ClientClosedRequestError();
+    // A deadline aborts with its own typed error as the reason; the client's going away does not.
+    return signal.reason instanceof GatewayError ? signal.reason : new ClientClosedRequestError();
   }
   if (e instanceof GatewayError) {
     return e;

@@ -6,6 +6,7 @@ import type { StreamFraming } from '../catalog/provider-kind';
 import type { SseFrame } from '../common/sse/sse-writer';
 import type { AllConfig } from '../config';
 import { observedBySignal } from '../observability/observed-request';
+import { callTimeoutsOf } from './call-timeouts';
 import type { CallContext } from './provider.interface';
 import { Redactor } from './redactor';
 import { sseFrames } from './sse-source';
@@ -79,6 +80,8 @@ export class UpstreamHttpClient implements OnApplicationShutdown {
       observed === undefined
         ? req.headers
         : observed.upstreamStarted(req.method, req.url, req.headers);
+    // Deadlines of this attempt when the resilience layer set them; else the agent's.
+    const timeouts = callTimeoutsOf(req.signal);
     try {
       const res = await this.agent.request({
         origin: new URL(req.url).origin,
@@ -87,6 +90,8 @@ export class UpstreamHttpClient implements OnApplicationShutdown {
         headers,
         body: req.body,
         signal: req.signal,
+        headersTimeout: timeouts?.headersMs,
+        bodyTimeout: timeouts?.bodyMs,
       });
       observed?.upstreamResponded(res.statusCode, res.body);
       return res;

@@ -42,7 +42,24 @@ export type Fault =
   /** A healthy stream start, then a chunk whose `error` key is not the first (OpenRouter). */
   | 'late_error_key'
   /** A 200 answer of the right shape that also nests 200,000 levels deep. */
-  | 'deep_answer';
+  | 'deep_answer'
+  /** A healthy answer. */
+  | 'ok'
+  /** 429 with `retry-after: 0` and `retry-after-ms: 20`. */
+  | 'error_429'
+  | 'error_503'
+  /** Anthropic's "overloaded". */
+  | 'error_529'
+  /** The connection dropped before any header. */
+  | 'reset_before_headers'
+  /** A healthy start (head and first events, or half a JSON body), then the connection dropped. */
+  | 'reset_mid_stream'
+  /** A healthy stream start, then silence. */
+  | 'hang_mid_stream'
+  /** 200 JSON cut in the middle (content-length honest about the cut). */
+  | 'truncated_json'
+  /** 200 with an HTML page (a proxy's error page). */
+  | 'html_200';
 
 /** The upstream API a path belongs to, in the catalog of {@link faultCatalog}. */
 const API_OF_PATH: Record<string, UpstreamKind | 'count_tokens'> = {
@@ -97,6 +114,8 @@ export interface FaultRequest {
 
 export class FaultUpstream {
   fault: Fault = 'error_400';
+  /** Faults for the next requests, one each, before `fault` applies again. */
+  script: Fault[] = [];
   /** Text every error the upstream writes quotes. */
   quote = '';
   hugeBytes = 40 * 1024 * 1024;
@@ -172,7 +191,51 @@ export class FaultUpstream {
       res.write(events.slice(0, 2).map(frame).join(''));
     };
     const message = `Upstream refused: key ${this.quote} is not valid here`;
-    switch (this.fault) {
+    const fault = this.script.shift() ?? this.fault;
+    switch (fault) {
+      case 'ok':
+        return healthy();
+      case 'error_429':
+        res.writeHead(429, {
+          'content-type': 'application/json',
+          'retry-after': '0',
+          'retry-after-ms': '20',
+        });
+        res.end(JSON.stringify(errorBody(api, 'rate_limit_error', 'slow down')));
+        return;
+      case 'error_503':
+        return json(503, errorBody(api, 'api_error', 'unavailable'));
+      case 'error_529':
+        return json(529, errorBody(api, 'overloaded_error', 'overloaded'));
+      case 'reset_before_headers':
+        res.socket?.destroy();
+        return;
+      case 'reset_mid_stream':
+        if (stream && api !== 'count_tokens') {
+          streamStart();
+        } else {
+          res.writeHead(200, { 'content-type': 'application/json', 'content-length': '1000' });
+          res.write('{"id":"x","obj');
+        }
+        await sleep(20);
+        res.socket?.destroy();
+        return;
+      case 'hang_mid_stream':
+        if (stream && api !== 'count_tokens') {
+          streamStart();
+        } else {
+          res.writeHead(200, { 'content-type': 'application/json', 'content-length': '1000' });
+          res.write('{"id":"x"');
+        }
+        return;
+      case 'truncated_json':
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end('{"id":"x","object":"chat.comp');
+        return;
+      case 'html_200':
+        res.writeHead(200, { 'content-type': 'text/html' });
+        res.end('<html><body><h1>502 Bad Gateway</h1></body></html>');
+        return;
       case 'error_400':
         return json(400, errorBody(api, 'invalid_request_error', message));
       case 'error_500':
@@ -190,7 +253,7 @@ export class FaultUpstream {
         return;
       case 'huge_answer':
       case 'huge_declared_answer':
-        return this.huge(res, this.fault === 'huge_declared_answer');
+        return this.huge(res, fault === 'huge_declared_answer');
       case 'huge_event':
         streamStart();
         await this.writeLazily(res, 'data: {"pad":"', this.hugeBytes);

@@ -73,6 +73,9 @@ export async function startGateway(env: Record<string, string>): Promise<TestGat
     SHUTDOWN_TIMEOUT_MS: '200',
     // No key store unless a suite asks for one: PGlite takes seconds to boot.
     KEY_STORE: 'off',
+    // One attempt per request unless a suite tests retries: the other suites count upstream
+    // calls and time single failures.
+    UPSTREAM_RETRY_ATTEMPTS: '1',
     ...env,
   };
   for (const [k, v] of Object.entries(full)) {

@@ -49,6 +49,7 @@ export function requestContextMiddleware(logger: Logger, hooks?: RequestHooks) {
           model: ctx.model,
           provider: ctx.provider,
           stream: ctx.stream,
+          attempts: ctx.attempts,
           usage: ctx.usage,
           protections: ctx.protections,
           protectionUsage: ctx.protectionUsage,

@@ -32,6 +32,11 @@ export interface FamilyProfile {
   perAttachment: number;
   /** Stated relative tolerance of the estimate (the spec holds it to this). */
   tolerance: number;
+  /**
+   * The encoding is the model's own tokenizer: plain text fully tokenized counts exactly,
+   * so the context-window check needs no tolerance for it.
+   */
+  exact: boolean;
 }
 
 export const FAMILY_PROFILES: Record<'openai' | 'anthropic' | 'other', FamilyProfile> = {
@@ -44,6 +49,7 @@ export const FAMILY_PROFILES: Record<'openai' | 'anthropic' | 'other', FamilyPro
     toolPrompt: 0,
     perAttachment: 765,
     tolerance: 0.1,
+    exact: true,
   },
   // 1600 tokens: the ~1.15 megapixel image Anthropic scales to (w*h/750).
   anthropic: {
@@ -54,6 +60,7 @@ export const FAMILY_PROFILES: Record<'openai' | 'anthropic' | 'other', FamilyPro
     toolPrompt: 346,
     perAttachment: 1600,
     tolerance: 0.15,
+    exact: false,
   },
   other: {
     encoding: 'cl100k_base',
@@ -63,6 +70,7 @@ export const FAMILY_PROFILES: Record<'openai' | 'anthropic' | 'other', FamilyPro
     toolPrompt: 0,
     perAttachment: 1600,
     tolerance: 0.25,
+    exact: false,
   },
 };
 
@@ -101,8 +109,12 @@ function loadRanks(encoding: EncodingName): TiktokenBPE {
 }
 
 /** Tokens of `texts`, exact up to {@link MAX_TOKENIZED_CHARS} characters, extrapolated beyond. */
-export function countTexts(texts: readonly string[], counter: BpeCounter): number {
-  let budget = MAX_TOKENIZED_CHARS;
+export function countTexts(
+  texts: readonly string[],
+  counter: BpeCounter,
+  maxChars = MAX_TOKENIZED_CHARS,
+): number {
+  let budget = maxChars;
   let tokens = 0;
   let countedChars = 0;
   let skippedChars = 0;
@@ -141,6 +153,43 @@ export function estimatePromptTokens(prompt: PromptShape, family: string): numbe
     (prompt.toolCount > 0 ? profile.toolPrompt : 0) +
     prompt.attachmentCount * profile.perAttachment
   );
+}
+
+/**
+ * Text up to this many characters is tokenized whole for the context-window check of a
+ * family with an exact tokenizer (~50 ms per million characters); only prompts near a
+ * window get there, since the cheap upper bound clears the others.
+ */
+export const MAX_EXACT_CHARS = 2_000_000;
+
+/**
+ * The prompt estimate the context-window check (and the context-window fallback) uses, with
+ * the tolerance it may be trusted to: 0 when the family's tokenizer is exact and the prompt is
+ * plain text counted whole (no tool schemas, whose rendering differs, no attachments, whose
+ * cost is flat), else the family's stated tolerance.
+ */
+export function windowEstimate(
+  prompt: PromptShape,
+  family: string,
+): { tokens: number; tolerance: number } {
+  const profile = familyProfile(family);
+  let chars = 0;
+  for (const text of prompt.texts) {
+    chars += text.length;
+  }
+  const exact =
+    profile.exact &&
+    prompt.toolCount === 0 &&
+    prompt.attachmentCount === 0 &&
+    chars <= MAX_EXACT_CHARS;
+  if (!exact) {
+    return { tokens: estimatePromptTokens(prompt, family), tolerance: profile.tolerance };
+  }
+  const textTokens = countTexts(prompt.texts, counterFor(profile.encoding), MAX_EXACT_CHARS);
+  return {
+    tokens: textTokens + prompt.messageCount * profile.perMessage + profile.perRequest,
+    tolerance: 0,
+  };
 }
 
 /**

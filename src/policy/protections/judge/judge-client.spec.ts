@@ -132,6 +132,7 @@ function catalogOf(baseUrl: string): Catalog {
   const models = [
     model('judge-mini', up),
     model('judge-nokey', nokey),
+    model('judge-down', nokey, { fallbacks: ['judge-nokey', 'judge-mini'] }),
     model('judge-passthrough', passthroughOnly),
     model('judge-reasoner', openai, {
       capabilities: { reasoning: true, tools: true, vision: false },
@@ -287,6 +288,12 @@ describe('JudgeClient against an OpenAI-compatible upstream on loopback', () => 
     expect(error.message).toContain('HTTP 502 upstream_error');
     expect(error.message).not.toContain('SECRET-PROMPT');
     expect(error.cause).toBeInstanceOf(GatewayError);
+  });
+
+  it('asks the catalog fallbacks in order when the judge model is down', async () => {
+    const result = await call({ modelId: 'judge-down' });
+    expect(result.model).toBe('judge-mini');
+    expect(upstream.received).toHaveLength(1);
   });
 
   it('fails an unknown or uncallable model as an upstream JudgeError', async () => {

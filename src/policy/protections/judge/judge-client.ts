@@ -127,8 +127,35 @@ export class JudgeClient {
     }
   }
 
-  /** Runs one judge call; rejects with JudgeError on timeout, abort or any failure. */
+  /**
+   * Runs one judge call; rejects with JudgeError on timeout, abort or any failure. When the
+   * judge model is down (an upstream failure, not a timeout: the time is spent), its catalog
+   * `fallbacks` are asked in order within what is left of `timeoutMs`.
+   */
   async call(call: JudgeCall): Promise<JudgeResult> {
+    const deadline = Date.now() + call.timeoutMs;
+    const fallbacks = this.catalog.find(call.modelId)?.fallbacks ?? [];
+    let failure: JudgeError | undefined;
+    for (const modelId of [call.modelId, ...fallbacks]) {
+      const left = deadline - Date.now();
+      if (failure !== undefined && left <= 0) {
+        break;
+      }
+      try {
+        return await this.callModel(
+          failure === undefined ? call : { ...call, modelId, timeoutMs: left },
+        );
+      } catch (e) {
+        if (!(e instanceof JudgeError) || e.kind !== 'upstream') {
+          throw e;
+        }
+        failure = e;
+      }
+    }
+    throw failure as JudgeError;
+  }
+
+  private async callModel(call: JudgeCall): Promise<JudgeResult> {
     const started = Date.now();
     if (call.signal?.aborted) {
       throw new JudgeError('aborted', 'the judge call was cancelled before it started');

@@ -1,0 +1,279 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
+import type {
+  CatalogDeployment,
+  CatalogModel,
+  RetrySettings,
+  TimeoutSettings,
+} from '../catalog/catalog.types';
+import { ClientClosedRequestError, UpstreamTimeoutError } from '../common/errors/gateway-errors';
+import type { GatewayRequest, GatewayResponse } from '../common/request-context';
+import type { AllConfig } from '../config';
+import type { UpstreamConfig } from '../config/upstream.config';
+import { linkUpstreamSignal } from '../observability/observed-request';
+import { setCallTimeouts } from '../upstream/call-timeouts';
+import type { CallContext, UpstreamProvider } from '../upstream/provider.interface';
+import { ProviderRegistry } from '../upstream/provider-registry';
+import { type BreakerState, type DeploymentHealth } from './deployment-health';
+import { type Candidate, pickDeployment } from './deployment-picker';
+import { HealthBoard } from './health-board';
+import { backoffMs, isRetryable } from './retry-policy';
+import { RetryBudget } from './retry-budget';
+
+export const MODEL_HEADER = 'x-gateway-model';
+export const DEPLOYMENT_HEADER = 'x-gateway-deployment';
+export const ATTEMPTS_HEADER = 'x-gateway-attempts';
+
+/** One upstream attempt: the model as this deployment serves it, its provider, its own context. */
+export interface Attempt {
+  /** The catalog model with the deployment's provider and upstream id. */
+  model: CatalogModel;
+  provider: UpstreamProvider;
+  /** The request's context with this attempt's signal (aborted by its deadline too). */
+  ctx: CallContext;
+}
+
+/** Retry and timeout settings in effect for a model: its own, its provider's, the environment's. */
+export interface EffectiveSettings {
+  retry: RetrySettings;
+  timeouts: TimeoutSettings;
+}
+
+const sleep = (ms: number, signal: AbortSignal): Promise<void> =>
+  new Promise((resolve) => {
+    const timer = setTimeout(done, ms);
+    function done(): void {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    }
+    signal.addEventListener('abort', done, { once: true });
+  });
+
+/**
+ * Runs one generation request's upstream calls: picks a deployment of each candidate model
+ * (the requested one, then its fallbacks) by weight and load, retries retryable failures
+ * with backoff within the retry budget and the request's deadline, moves on to the next
+ * model when a model's deployments are exhausted, and keeps each deployment's breaker.
+ * Only failures before the attempt resolved are retried: callers resolve an attempt when
+ * nothing has been sent to the client yet (a JSON answer read whole, a stream's first event
+ * or head), so a stream that started is never retried.
+ */
+@Injectable()
+export class ResilienceService {
+  private readonly logger = new Logger(ResilienceService.name);
+  private readonly defaults: UpstreamConfig;
+  private readonly budget: RetryBudget;
+
+  constructor(
+    config: ConfigService<AllConfig, true>,
+    private readonly providers: ProviderRegistry,
+    private readonly board: HealthBoard,
+  ) {
+    this.defaults = config.get('upstream', { infer: true });
+    this.budget = new RetryBudget(this.defaults.retryBudgetPercent / 100);
+  }
+
+  /** The settings in effect for `model`, key by key: model, then provider, then environment. */
+  settingsOf(model: CatalogModel): EffectiveSettings {
+    const d = this.defaults;
+    const p = model.provider;
+    return {
+      retry: {
+        attempts: d.retryAttempts,
+        backoffMs: d.retryBackoffMs,
+        maxBackoffMs: d.retryMaxBackoffMs,
+        ...p.retry,
+        ...model.retry,
+      },
+      timeouts: {
+        connectMs: d.connectTimeoutMs,
+        firstByteMs: d.headersTimeoutMs,
+        idleMs: d.bodyTimeoutMs,
+        totalMs: d.totalTimeoutMs,
+        ...p.timeouts,
+        ...model.timeouts,
+      },
+    };
+  }
+
+  /**
+   * Serves the request through `attempt`, trying `models` in order; resolves with the first
+   * attempt that resolves, rejects with the last error when none did (or at once with a
+   * failure no retry can fix). Sets the `x-gateway-*` headers and the log context.
+   */
+  async run<T>(
+    req: GatewayRequest,
+    res: GatewayResponse,
+    parent: CallContext,
+    models: readonly CatalogModel[],
+    attempt: (a: Attempt) => Promise<T>,
+    sticky?: string,
+  ): Promise<T> {
+    if (parent.signal.aborted) {
+      throw new ClientClosedRequestError();
+    }
+    this.budget.requestStarted();
+    // One listener per request: the budget, and the serving attempt's in-flight count.
+    const served: { release?: () => void } = {};
+    // The parent signal aborts when the response closes, however it ended (a listener on
+    // the signal rather than one more 'close' listener on the response).
+    parent.signal.addEventListener(
+      'abort',
+      () => {
+        this.budget.requestEnded();
+        served.release?.();
+      },
+      { once: true },
+    );
+    let attempts = 0;
+    let lastError: Error | undefined;
+    for (const model of models) {
+      const settings = this.settingsOf(model);
+      const deadline = Date.now() + settings.timeouts.totalMs;
+      const candidates = this.board.candidatesOf(model);
+      const tried = new Set<CatalogDeployment>();
+      for (let i = 0; i < settings.retry.attempts; i++) {
+        // Every attempt after the request's first (a fallback's too) is extra load: it holds
+        // a token of the retry budget until it ends.
+        const isRetry = attempts > 0;
+        const wait = i > 0 ? backoffMs(i, settings.retry, lastError) : 0;
+        if (isRetry && (Date.now() + wait >= deadline || !this.budget.tryRetry())) {
+          break;
+        }
+        try {
+          if (wait > 0) {
+            await sleep(wait, parent.signal);
+          }
+          if (parent.signal.aborted) {
+            throw new ClientClosedRequestError();
+          }
+          const picked = pickDeployment(candidates, tried, Date.now(), Math.random, sticky);
+          if (picked === undefined) {
+            break;
+          }
+          tried.add(picked.deployment);
+          attempts++;
+          this.mark(req, res, model, picked.deployment, attempts);
+          try {
+            return await this.once(req, served, parent, model, picked, settings, deadline, attempt);
+          } catch (e) {
+            const error = e instanceof Error ? e : new Error(String(e));
+            lastError = error;
+            if (!isRetryable(error) || parent.signal.aborted) {
+              throw error;
+            }
+            this.logger.warn(
+              `attempt ${attempts} on ${model.id}@${picked.deployment.provider.name} failed: ${error.message}`,
+            );
+          }
+        } finally {
+          if (isRetry) {
+            this.budget.retryEnded();
+          }
+        }
+      }
+    }
+    throw lastError ?? new UpstreamTimeoutError('No deployment could take the request in time.');
+  }
+
+  /** One attempt on one deployment, with its own signal, deadlines and health accounting. */
+  private async once<T>(
+    req: GatewayRequest,
+    served: { release?: () => void },
+    parent: CallContext,
+    model: CatalogModel,
+    picked: Candidate,
+    settings: EffectiveSettings,
+    deadline: number,
+    attempt: (a: Attempt) => Promise<T>,
+  ): Promise<T> {
+    const { deployment, health } = picked;
+    const controller = new AbortController();
+    const onParentAbort = (): void => controller.abort(parent.signal.reason);
+    parent.signal.addEventListener('abort', onParentAbort, { once: true });
+    linkUpstreamSignal(controller.signal, req);
+    setCallTimeouts(controller.signal, {
+      headersMs: settings.timeouts.firstByteMs,
+      bodyMs: settings.timeouts.idleMs,
+    });
+    // The total deadline also cuts a stream that started: its reason becomes the error.
+    const timer = setTimeout(
+      () =>
+        controller.abort(
+          new UpstreamTimeoutError(
+            `The upstream did not finish within the deadline (${settings.timeouts.totalMs} ms).`,
+          ),
+        ),
+      Math.max(0, deadline - Date.now()),
+    );
+    timer.unref();
+    health.started();
+    const ctx: CallContext = {
+      ...parent,
+      signal: controller.signal,
+      abort: () => controller.abort(),
+    };
+    const target =
+      deployment === model.deployments?.[0] || model.deployments === undefined
+        ? model
+        : { ...model, provider: deployment.provider, upstreamId: deployment.upstreamId };
+    let settled = false;
+    const release = (): void => {
+      clearTimeout(timer);
+      parent.signal.removeEventListener('abort', onParentAbort);
+      if (!settled) {
+        settled = true;
+        health.released();
+      }
+    };
+    try {
+      const value = await attempt({
+        model: target,
+        provider: this.providers.get(deployment.provider),
+        ctx,
+      });
+      health.succeeded();
+      if (parent.signal.aborted) {
+        release(); // the response closed already: no 'close' is coming
+      } else {
+        served.release = release;
+      }
+      return value;
+    } catch (e) {
+      const error =
+        controller.signal.aborted && !parent.signal.aborted ? reasonOr(controller, e) : e;
+      if (isRetryable(error)) {
+        health.failed(Date.now());
+      } else {
+        health.succeeded();
+      }
+      release();
+      throw error;
+    }
+  }
+
+  private mark(
+    req: GatewayRequest,
+    res: GatewayResponse,
+    model: CatalogModel,
+    deployment: CatalogDeployment,
+    attempts: number,
+  ): void {
+    req.ctx.model = model.id;
+    req.ctx.provider = deployment.provider.name;
+    req.ctx.attempts = attempts;
+    if (!res.headersSent) {
+      res.setHeader(MODEL_HEADER, model.id);
+      res.setHeader(DEPLOYMENT_HEADER, deployment.provider.name);
+      res.setHeader(ATTEMPTS_HEADER, String(attempts));
+    }
+  }
+}
+
+function reasonOr(controller: AbortController, error: unknown): unknown {
+  const reason: unknown = controller.signal.reason;
+  return reason instanceof UpstreamTimeoutError ? reason : error;
+}
+
+export type { BreakerState, DeploymentHealth };

@@ -1,0 +1,21 @@
+/**
+ * Per-call deadlines the upstream client applies (undici's per-request `headersTimeout`
+ * and `bodyTimeout`), keyed by the call's signal so that no provider has to carry them:
+ * the resilience layer sets them for each attempt, the client reads them in `send`.
+ */
+export interface CallTimeouts {
+  /** Time to the response headers (first byte). */
+  headersMs: number;
+  /** Longest silence between two body chunks. */
+  bodyMs: number;
+}
+
+const bySignal = new WeakMap<AbortSignal, CallTimeouts>();
+
+export function setCallTimeouts(signal: AbortSignal, timeouts: CallTimeouts): void {
+  bySignal.set(signal, timeouts);
+}
+
+export function callTimeoutsOf(signal: AbortSignal): CallTimeouts | undefined {
+  return bySignal.get(signal);
+}

@@ -267,7 +267,7 @@ function takeModels(body: object, req: GatewayRequest): unknown {
 
 function restore(body: Record<string, unknown>, pristine: Record<string, unknown>): void {
   for (const key of Object.keys(body)) {
-    if (!(key in pristine)) {
+    if (!Object.hasOwn(pristine, key)) {
       Reflect.deleteProperty(body, key);
     }
   }

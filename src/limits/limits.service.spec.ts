@@ -182,7 +182,10 @@ describe('LimitsService', () => {
     first.res.emit('close');
     const second = call();
     decided(limits.admit(chat({ max_tokens: 1000 }), second.req, second.gw));
-    expect(Number(second.res.headers['x-ratelimit-remaining-tokens'])).toBe(10_000 - 25 - reserved);
+    // The bucket refills one token per 6 ms of wall time: a slow machine may add a few.
+    const remaining = Number(second.res.headers['x-ratelimit-remaining-tokens']);
+    expect(remaining).toBeGreaterThanOrEqual(10_000 - 25 - reserved);
+    expect(remaining).toBeLessThanOrEqual(10_000 - 25 - reserved + 10);
   });
 
   it('gives the whole reservation back when the request failed without usage', () => {

@@ -197,7 +197,10 @@ describe('LimitsService', () => {
     const second = call();
     decided(limits.admit(chat({ max_tokens: 1000 }), second.req, second.gw));
     const reserved = 10_000 - Number(first.res.headers['x-ratelimit-remaining-tokens']);
-    expect(Number(second.res.headers['x-ratelimit-remaining-tokens'])).toBe(10_000 - reserved);
+    // Wall-time refill may add a few tokens on a slow machine (see above).
+    const remaining = Number(second.res.headers['x-ratelimit-remaining-tokens']);
+    expect(remaining).toBeGreaterThanOrEqual(10_000 - reserved);
+    expect(remaining).toBeLessThanOrEqual(10_000 - reserved + 10);
   });
 
   it('reserves the default output when the request sets no cap', () => {

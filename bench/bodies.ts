@@ -128,3 +128,13 @@ export const ANTHROPIC_HEADERS = {
   'anthropic-version': '2023-06-01',
   'content-type': 'application/json',
 };
+
+/**
+ * Switches every request of the run to `secret`: a key the gateway issued from its
+ * database (see children.ts issueKey), as in a real deployment. The header objects are
+ * shared by every case, so they are changed in place.
+ */
+export function useKey(secret: string): void {
+  HEADERS.authorization = `Bearer ${secret}`;
+  ANTHROPIC_HEADERS['x-api-key'] = secret;
+}

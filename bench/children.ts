@@ -129,7 +129,9 @@ export function startUpstream(variant: Variant): Promise<UpstreamChild> {
  * `upstream_api: responses` model has /v1/chat/completions translated to that) and a
  * `kind: anthropic` one (/v1/messages passed through to `{base_url}/v1/messages`,
  * /v1/chat/completions translated to it). The last two need a key, else their models are
- * hidden. JUDGE_MODEL, on the first, is the judge of the `chat+shadow` case.
+ * hidden. JUDGE_MODEL, on the first, is the judge of the `chat+shadow` case. The chat
+ * model has two deployments (a fourth provider, same upstream) and a fallback model, so the
+ * resilience layer does its normal work on every request.
  */
 export function writeCatalog(dir: string, upstreamPort: number): string {
   const path = join(dir, 'catalog.yaml');
@@ -162,9 +164,24 @@ export function writeCatalog(dir: string, upstreamPort: number): string {
         base_url: origin,
         api_key_env: UPSTREAM_KEY_ENV,
       },
+      // The chat model's second deployment: the resilience layer picks between the two.
+      {
+        name: 'bench-upstream-b',
+        kind: 'openai-compatible',
+        base_url: `${origin}/v1`,
+        api_key_env: UPSTREAM_KEY_ENV,
+      },
     ],
     models: [
-      model(MODEL, 'bench-upstream', 'openai'),
+      {
+        ...model(MODEL, 'bench-upstream', 'openai'),
+        provider: undefined,
+        deployments: [
+          { provider: 'bench-upstream', upstream_id: MODEL, weight: 1 },
+          { provider: 'bench-upstream-b', upstream_id: MODEL, weight: 1 },
+        ],
+        fallbacks: [RESPONSES_MODEL],
+      },
       model(RESPONSES_MODEL, 'bench-openai', 'openai'),
       { ...model(RESPONSES_API_MODEL, 'bench-openai', 'openai'), upstream_api: 'responses' },
       model(MESSAGES_MODEL, 'bench-anthropic', 'anthropic'),
@@ -172,8 +189,17 @@ export function writeCatalog(dir: string, upstreamPort: number): string {
       model(JUDGE_MODEL, 'bench-upstream', 'openai'),
     ],
   };
-  writeFileSync(path, toYaml(catalog));
+  // JSON.stringify drops the undefined `provider` the deployments replace.
+  writeFileSync(path, toYaml(JSON.parse(JSON.stringify(catalog))));
   return path;
+}
+
+/** What a run adds to the gateway child: node flags (`--cpu-prof`) and environment. */
+export interface GatewayOptions {
+  nodeArgs?: string[];
+  env?: Record<string, string>;
+  /** How often readiness is polled; small when the cold start is being timed. */
+  readyPollMs?: number;
 }
 
 export interface GatewayChild {
@@ -187,11 +213,16 @@ export interface GatewayChild {
  * developer's OPENAI_BASE_URL and the like cannot leak in). Its JSON log lines go to a
  * file, not to a pipe: draining a pipe would cost this process CPU during the run.
  */
-export async function startGateway(dir: string, catalogPath: string): Promise<GatewayChild> {
+export async function startGateway(
+  dir: string,
+  catalogPath: string,
+  options: GatewayOptions = {},
+): Promise<GatewayChild> {
   const port = await freePort();
   const logPath = join(dir, `gateway-${port}.log`);
   const logFd = openSync(logPath, 'a');
-  const child = spawn(process.execPath, [join(ROOT, 'dist', 'main.js')], {
+  const args = [...(options.nodeArgs ?? []), join(ROOT, 'dist', 'main.js')];
+  const child = spawn(process.execPath, args, {
     cwd: ROOT,
     stdio: ['ignore', logFd, logFd],
     env: {
@@ -204,12 +235,14 @@ export async function startGateway(dir: string, catalogPath: string): Promise<Ga
       LOG_LEVEL,
       [UPSTREAM_KEY_ENV]: 'sk-bench-upstream',
       SHUTDOWN_TIMEOUT_MS: '3000',
+      SHUTDOWN_DRAIN_DELAY_MS: '0',
       ...RATE_LIMIT_ENV,
+      ...options.env,
     },
   });
   closeSync(logFd);
   try {
-    await waitReady(child, port);
+    await waitReady(child, port, options.readyPollMs);
   } catch (e) {
     await stopChild(child);
     throw new Error(`${(e as Error).message}\n${logTail(logPath)}`);
@@ -239,9 +272,9 @@ export async function explainFailure(e: unknown, gw: GatewayChild): Promise<Erro
 }
 
 /** Polls GET /health/ready until it answers 200; fails if the child exits first. */
-export async function waitReady(child: ChildProcess, port: number): Promise<void> {
+export async function waitReady(child: ChildProcess, port: number, pollMs = 100): Promise<void> {
   const pool = new Pool(`http://127.0.0.1:${port}`, { connections: 1 });
-  const attempts = READY_TIMEOUT_MS / 100;
+  const attempts = READY_TIMEOUT_MS / pollMs;
   try {
     for (let i = 0; i < attempts; i++) {
       if (child.exitCode !== null || child.signalCode !== null) {
@@ -256,7 +289,7 @@ export async function waitReady(child: ChildProcess, port: number): Promise<void
       } catch {
         // not listening yet
       }
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      await new Promise((resolve) => setTimeout(resolve, pollMs));
     }
     throw new Error(`the gateway was not ready within ${READY_TIMEOUT_MS / 1000} s`);
   } finally {

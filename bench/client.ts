@@ -18,7 +18,8 @@ export function elapsedMs(start: bigint): number {
 // ---------------------------------------------------------------------------------------
 
 export interface Target {
-  name: 'direct' | 'gateway';
+  /** `bare`: the bare proxy, `nest`: the bare Nest app (floor.ts); both get direct's requests. */
+  name: 'direct' | 'gateway' | 'bare' | 'nest';
   origin: string;
   pool: Pool;
 }
@@ -91,7 +92,7 @@ export async function timeCompletion(
   c: LatencyCase,
   anomalies: Anomalies,
   check: boolean,
-  leg: Leg = t.name,
+  leg: Leg = t.name === 'gateway' ? 'gateway' : 'direct',
 ): Promise<number> {
   const spec: CompletionRequest = legRequest<CompletionRequest>(c, leg);
   const start = process.hrtime.bigint();
@@ -321,7 +322,7 @@ export async function timeStream(
   t: Target,
   c: StreamCase,
   anomalies: Anomalies,
-  leg: Leg = t.name,
+  leg: Leg = t.name === 'gateway' ? 'gateway' : 'direct',
 ): Promise<StreamTiming> {
   const spec: StreamRequest = legRequest<StreamRequest>(c, leg);
   const start = process.hrtime.bigint();

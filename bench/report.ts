@@ -1,6 +1,6 @@
 /** The report: the tables printed at the end and the results file. */
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { type MicroResult, microTable } from './micro';
@@ -25,6 +25,9 @@ import {
   type Variant,
 } from './settings';
 import type { LogSummary } from './children';
+import type { FloorLatency } from './floor';
+import type { StreamsResult } from './streams';
+import { type Headline, headlineTable, headlines } from './targets';
 
 /** What one upstream variant measured. */
 export interface VariantResult {
@@ -33,9 +36,13 @@ export interface VariantResult {
   latencies: LatencyComparison[];
   /** One entry per STREAM_CASES entry, in order. */
   streams: StreamComparison[];
-  load: { direct: LoadResult; gateway: LoadResult };
+  /** Non-streamed chat through the bare proxy and the gateway, in the same rounds. */
+  floor: FloorLatency;
+  load: { direct: LoadResult; bare: LoadResult; nest: LoadResult; gateway: LoadResult };
   anomalies: Record<string, number>;
   gatewayLog: LogSummary;
+  /** gateway_requests_total read from /metrics at the end: proof that metrics were on. */
+  metricsCounted: number;
 }
 
 export function fmt(value: number | undefined, digits = 3): string {
@@ -139,6 +146,62 @@ export function streamRows(s: StreamComparison): string[] {
   ];
 }
 
+/** The floor: what a bare proxy and a bare Nest app do on the same machine, same run. */
+export function floorRows(r: VariantResult): string[] {
+  const b = r.floor.bare;
+  const { bare, nest, gateway } = r.load;
+  return [
+    `  Floor: non-streamed chat, concurrency 1, direct / bare proxy / gateway interleaved`,
+    row('bare proxy added p50 / p99 (ms)', '', `${fmt(b.added.p50)} / ${fmt(b.added.p99)}`),
+    row(
+      'gateway added p50 / p99 (ms)',
+      '',
+      `${fmt(r.floor.gateway.added.p50)} / ${fmt(r.floor.gateway.added.p99)}`,
+    ),
+    `  Floor: ${LOAD.connections} connections, requests/s (CPU per request, µs)`,
+    row(
+      'bare node:http + undici proxy',
+      '',
+      `${fmt(bare.requestsPerSec, 0)} (${fmt(bare.gatewayCpuUsPerRequest, 0)})`,
+    ),
+    row(
+      'bare Nest app, no work',
+      '',
+      `${fmt(nest.requestsPerSec, 0)} (${fmt(nest.gatewayCpuUsPerRequest, 0)})`,
+    ),
+    row(
+      'gateway',
+      '',
+      `${fmt(gateway.requestsPerSec, 0)} (${fmt(gateway.gatewayCpuUsPerRequest, 0)})`,
+    ),
+    row('gateway / bare proxy', '', fmt(gateway.requestsPerSec / bare.requestsPerSec, 3)),
+    row('gateway / bare Nest', '', fmt(gateway.requestsPerSec / nest.requestsPerSec, 3)),
+    row('metrics: gateway_requests_total', '', String(r.metricsCounted)),
+  ];
+}
+
+/** The capacity phase: cold start, idle memory, many concurrent streams. */
+export function capacityRows(c: StreamsResult): string {
+  const failures = Object.entries(c.failures)
+    .map(([k, v]) => `${k} x${v}`)
+    .join(', ');
+  return [
+    '',
+    `Capacity: ${c.streams} concurrent chat streams of ${CHUNK_COUNT} chunks, ${c.durationS} s`,
+    row('', 'bare proxy', 'gateway'),
+    row('cold start to ready (ms)', '', fmt(c.coldStartMs, 0)),
+    row('idle RSS (MB)', fmt(c.bare.idleRssMb, 1), fmt(c.idleRssMb, 1)),
+    row('peak RSS (MB)', fmt(c.bare.peakRssMb, 1), fmt(c.peakRssMb, 1)),
+    row(
+      'MB per 1,000 streams above idle',
+      fmt(c.bare.mbPer1000Streams, 1),
+      fmt(c.mbPer1000Streams, 1),
+    ),
+    row('streams completed', String(c.bare.completed), String(c.completed)),
+    ...(failures ? [`    failures: ${failures}`] : []),
+  ].join('\n');
+}
+
 export function loadRows(load: VariantResult['load']): string[] {
   const { direct: d, gateway: g } = load;
   const change = ((g.requestsPerSec - d.requestsPerSec) / d.requestsPerSec) * 100;
@@ -192,6 +255,7 @@ export function variantTable(r: VariantResult): string {
     ...r.streams.flatMap(streamRows),
     `  Non-stream chat, ${LOAD.connections} connections, ${seconds} s (autocannon, 1 ms resolution)`,
     ...loadRows(r.load),
+    ...floorRows(r),
     ...problemLines(r),
   ].join('\n');
 }
@@ -225,25 +289,56 @@ export function environment(): Environment {
   };
 }
 
-export function printReport(env: Environment, micro: MicroResult, results: VariantResult[]): void {
+export function printReport(
+  env: Environment,
+  micro: MicroResult,
+  results: VariantResult[],
+  capacity: StreamsResult,
+  database: string,
+  previous: Headline[] | undefined,
+): void {
   const head = [
     'Reasoning Inference Gateway - overhead benchmark',
     `node ${env.node}, ${env.cpus} CPUs (${env.cpuModel}), ${env.platform}`,
     `gateway: node dist/main.js, NODE_ENV=production, LOG_LEVEL=${env.logLevel} (one access-log line per request, to a file)`,
+    `as deployed: a key issued into ${database}, the usage ledger, metrics, two deployments + a fallback for the chat model, retries`,
     `commit ${env.gitCommit ?? '?'}${env.gitDirty ? ' + uncommitted changes in src/' : ''}; all processes share the same ${env.cpus} CPUs`,
   ];
   if (env.scale !== 1) {
     head.push(`BENCH_SCALE=${env.scale}: reduced counts, not for publication`);
   }
   process.stdout.write(
-    `${head.join('\n')}\n${microTable(micro)}\n${results.map(variantTable).join('\n')}\n`,
+    `${head.join('\n')}\n${microTable(micro)}\n${results.map(variantTable).join('\n')}\n` +
+      `${capacityRows(capacity)}\n${headlineTable(headlines(results, capacity), previous)}\n`,
   );
+}
+
+/** The headline values of the newest results file, to set beside this run's. */
+export function previousResults(): Headline[] | undefined {
+  const dir = join(__dirname, 'results');
+  const files = existsSync(dir)
+    ? readdirSync(dir)
+        .filter((f) => f.endsWith('.json'))
+        .sort()
+    : [];
+  const newest = files[files.length - 1];
+  if (newest === undefined) {
+    return undefined;
+  }
+  try {
+    const saved = JSON.parse(readFileSync(join(dir, newest), 'utf8')) as { headlines?: Headline[] };
+    return saved.headlines;
+  } catch {
+    return undefined;
+  }
 }
 
 export function writeResults(
   env: Environment,
   micro: MicroResult,
   results: VariantResult[],
+  capacity: StreamsResult,
+  database: string,
 ): string {
   const dir = join(__dirname, 'results');
   mkdirSync(dir, { recursive: true });
@@ -279,7 +374,7 @@ export function writeResults(
   };
   writeFileSync(
     path,
-    `${JSON.stringify({ environment: env, settings, micro, results }, null, 2)}\n`,
+    `${JSON.stringify({ environment: env, settings: { ...settings, database }, headlines: headlines(results, capacity), micro, results, capacity }, null, 2)}\n`,
   );
   return path;
 }

@@ -82,7 +82,12 @@ export const VARIANTS: Variant[] = [
   },
 ];
 
-export const LOAD = { connections: 50, durationS: 10, warmupS: 2 };
+export const LOAD = { connections: 64, durationS: 10, warmupS: 2 };
+/**
+ * The capacity phase (streams.ts): this many chat streams open at once, each with
+ * CHUNK_COUNT content chunks `chunkIntervalMs` apart (about 5 s a stream).
+ */
+export const STREAMS = { count: 5000, chunkIntervalMs: 500 };
 /**
  * Short bursts before the sequential phases so that the gateway's hot paths are
  * JIT-compiled: `durationS` for the non-streamed and the streamed chat requests,

@@ -1,0 +1,164 @@
+/**
+ * The capacity phase of `npm run bench` (issue 19), on a gateway of its own:
+ *   - cold start: from spawning `node dist/main.js` to the first 200 of /health/ready;
+ *   - idle RSS: the gateway's resident memory once ready and idle for IDLE_SETTLE_MS;
+ *   - STREAMS.count concurrent slow chat streams (the fake upstream spaces the content
+ *     chunks STREAMS.chunkIntervalMs apart), all opened at once: how many complete with
+ *     every chunk and [DONE], and the gateway's peak RSS above idle per 1,000 streams.
+ * The bare proxy gets the same streams, so its memory per stream is the floor.
+ */
+import { readFileSync } from 'node:fs';
+import { Agent, request } from 'undici';
+import { HEADERS, chatBody } from './bodies';
+import {
+  type GatewayChild,
+  startGateway,
+  startUpstream,
+  stopChild,
+  writeCatalog,
+} from './children';
+import { type BenchDatabase, deployedEnv, issueKey } from './deployment';
+import { startBare } from './floor';
+import { useKey } from './bodies';
+import { CHAT_PATH, CHUNK_COUNT, MODEL, SCALE, STREAMS, log } from './settings';
+import { round } from './stats';
+
+export interface StreamsResult {
+  coldStartMs: number;
+  idleRssMb: number;
+  streams: number;
+  completed: number;
+  failed: number;
+  failures: Record<string, number>;
+  durationS: number;
+  peakRssMb: number;
+  mbPer1000Streams: number;
+  bare: { idleRssMb: number; peakRssMb: number; mbPer1000Streams: number; completed: number };
+}
+
+const IDLE_SETTLE_MS = 2000;
+
+export function rssMb(pid: number | undefined): number {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1]);
+    return round(kb / 1024, 1);
+  } catch {
+    return NaN;
+  }
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+/** Opens `count` streams at once against `origin`; resolves with the outcome counts. */
+async function openStreams(
+  origin: string,
+  count: number,
+  pid: number | undefined,
+): Promise<{ completed: number; failures: Record<string, number>; peakRssMb: number; s: number }> {
+  const dispatcher = new Agent({
+    connections: count,
+    pipelining: 1,
+    keepAliveTimeout: 10_000,
+    headersTimeout: 120_000,
+    bodyTimeout: 120_000,
+  });
+  const body = chatBody(MODEL, true);
+  let peak = rssMb(pid);
+  const sampler = setInterval(() => {
+    peak = Math.max(peak, rssMb(pid));
+  }, 100);
+  const failures: Record<string, number> = {};
+  const fail = (why: string): void => {
+    failures[why] = (failures[why] ?? 0) + 1;
+  };
+  const start = process.hrtime.bigint();
+  let completed = 0;
+  await Promise.all(
+    Array.from({ length: count }, async () => {
+      try {
+        const res = await request(origin + CHAT_PATH, {
+          method: 'POST',
+          headers: HEADERS,
+          body,
+          dispatcher,
+        });
+        const text = await res.body.text();
+        if (res.statusCode !== 200) {
+          fail(`HTTP ${res.statusCode}`);
+        } else if (!text.trimEnd().endsWith('data: [DONE]')) {
+          fail('no [DONE]');
+        } else if (text.split('"content":"token').length - 1 !== CHUNK_COUNT) {
+          fail('missing chunks');
+        } else {
+          completed++;
+        }
+      } catch (e) {
+        fail((e as { code?: string }).code ?? (e as Error).message);
+      }
+    }),
+  );
+  clearInterval(sampler);
+  await dispatcher.close();
+  return { completed, failures, peakRssMb: peak, s: Number(process.hrtime.bigint() - start) / 1e9 };
+}
+
+export async function measureCapacity(dir: string, db: BenchDatabase): Promise<StreamsResult> {
+  const count = Math.max(100, Math.round(STREAMS.count * SCALE));
+  log(`[capacity] cold start, idle memory, then ${count} concurrent slow streams ...`);
+  const upstream = await startUpstream({
+    name: 'slow streams',
+    latencyMs: 0,
+    chunkIntervalMs: STREAMS.chunkIntervalMs,
+    latencyWarmupPairs: 0,
+    latencyPairs: 0,
+    shortLatencyPairs: { warmup: 0, measured: 0 },
+    streamPairs: { full: { warmup: 0, measured: 0 }, short: { warmup: 0, measured: 0 } },
+  });
+  let gw: GatewayChild | undefined;
+  let bare: Awaited<ReturnType<typeof startBare>> | undefined;
+  try {
+    const spawned = process.hrtime.bigint();
+    gw = await startGateway(dir, writeCatalog(dir, upstream.port), {
+      env: deployedEnv(db),
+      readyPollMs: 5,
+    });
+    const coldStartMs = round(Number(process.hrtime.bigint() - spawned) / 1e6, 0);
+    useKey(await issueKey(gw.port));
+    await sleep(IDLE_SETTLE_MS);
+    const idleRssMb = rssMb(gw.child.pid);
+    const g = await openStreams(`http://127.0.0.1:${gw.port}`, count, gw.child.pid);
+    const key = HEADERS.authorization.slice('Bearer '.length);
+    bare = await startBare(upstream.port, key);
+    await sleep(IDLE_SETTLE_MS);
+    const bareIdle = rssMb(bare.child.pid);
+    const b = await openStreams(`http://127.0.0.1:${bare.port}`, count, bare.child.pid);
+    const per1000 = (peak: number, idle: number): number =>
+      round(((peak - idle) * 1000) / count, 1);
+    return {
+      coldStartMs,
+      idleRssMb,
+      streams: count,
+      completed: g.completed,
+      failed: count - g.completed,
+      failures: g.failures,
+      durationS: round(g.s, 2),
+      peakRssMb: g.peakRssMb,
+      mbPer1000Streams: per1000(g.peakRssMb, idleRssMb),
+      bare: {
+        idleRssMb: bareIdle,
+        peakRssMb: b.peakRssMb,
+        mbPer1000Streams: per1000(b.peakRssMb, bareIdle),
+        completed: b.completed,
+      },
+    };
+  } finally {
+    if (bare) {
+      await stopChild(bare.child);
+    }
+    if (gw) {
+      await stopChild(gw.child);
+    }
+    await stopChild(upstream.child);
+  }
+}

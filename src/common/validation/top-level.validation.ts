@@ -1,6 +1,7 @@
 import { ValidateIf, validateSync, type ValidationError } from 'class-validator';
 import { InvalidRequestError } from '../errors/gateway-errors';
 import { own, setOwn } from '../own';
+import { compiledCheckOf } from './compiled-check';
 
 /** A plain JSON object (not null, not an array). */
 export function isObject(v: unknown): v is Record<string, unknown> {
@@ -83,6 +84,10 @@ function messageFor(error: ValidationError, value: unknown): string {
 export function validateTopLevel<T extends object>(Dto: new () => T, body: unknown): T {
   if (!isObject(body)) {
     throw new InvalidRequestError('The request body must be a JSON object.', null, 'invalid_json');
+  }
+  // The common case, a valid body, without class-validator's per-call metadata work.
+  if (compiledCheckOf(Dto)?.(body) === true) {
+    return body as T;
   }
   // Only own keys that the DTO does not inherit are copied: "__proto__" would swap the
   // view's prototype, and "constructor" would hide the class whose metadata

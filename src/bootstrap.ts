@@ -59,6 +59,7 @@ export function configureApp(app: NestExpressApplication, logger: Logger): INest
         info.then(
           (i) => {
             ctx.keyId = i.id;
+            ctx.team = i.team;
             next();
           },
           () => next(),
@@ -66,6 +67,7 @@ export function configureApp(app: NestExpressApplication, logger: Logger): INest
         return;
       }
       ctx.keyId = info.id;
+      ctx.team = info.team;
     } catch {
       // no key yet: see above
     }

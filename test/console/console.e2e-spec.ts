@@ -1,27 +1,14 @@
-import { createHmac } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import OpenAI from 'openai';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { signedSession } from '../support/console-session';
 import { startGateway, testCatalog, type TestGateway } from '../support/gateway';
 import { describeWithChromium, launchChromium } from './browser';
 
 const ADMIN_TOKEN = 'console-admin-token-0123456789';
 const SESSION_SECRET = 'console-session-secret-0123456789abcdef';
 const SYSTEM = { role: 'system' as const, content: 'You are a test double.' };
-
-/** A cookie-session cookie pair signed the way cookie-session (keygrip, SHA-1) signs it. */
-function signedSession(value: object): { name: string; value: string }[] {
-  const data = Buffer.from(JSON.stringify(value)).toString('base64');
-  const sig = createHmac('sha1', SESSION_SECRET)
-    .update(`gw_console=${data}`)
-    .digest('base64')
-    .replace(/\/|\+|=/g, (c) => ({ '/': '_', '+': '-', '=': '' })[c] ?? c);
-  return [
-    { name: 'gw_console', value: data },
-    { name: 'gw_console.sig', value: sig },
-  ];
-}
 
 describeWithChromium('console in a real browser', () => {
   let gw: TestGateway;
@@ -195,7 +182,7 @@ describeWithChromium('console in a real browser', () => {
     const member = await browser.newContext();
     try {
       await member.addCookies(
-        signedSession({
+        signedSession(SESSION_SECRET, {
           role: 'member',
           team: 'team-c',
           name: 'carol@example.com',

@@ -24,9 +24,12 @@ import { UsagePipeline } from './usage/usage.module';
  */
 export function configureApp(app: NestExpressApplication, logger: Logger): INestApplication {
   const config = app.get<ConfigService<AllConfig, true>>(ConfigService);
-  const { maxBodySize, corsOrigins } = config.get('app', { infer: true });
+  const { maxBodySize, corsOrigins, trustProxy } = config.get('app', { infer: true });
   app.disable('x-powered-by');
   app.set('etag', false);
+  // Only changes what req.protocol, req.host and req.ip report (lazily, when read): the
+  // console reads the first two; rate limits count per key and logs hold no client IP.
+  app.set('trust proxy', trustProxy);
   app.use(requestContextMiddleware(logger, app.get(RequestObserver)));
   // The usage ledger's row per generation request (absent when KEY_STORE=off). A plain
   // middleware, not a route-bound Nest one, which would match every path as a route.
@@ -59,6 +62,7 @@ export function configureApp(app: NestExpressApplication, logger: Logger): INest
         info.then(
           (i) => {
             ctx.keyId = i.id;
+            ctx.team = i.team;
             next();
           },
           () => next(),
@@ -66,6 +70,7 @@ export function configureApp(app: NestExpressApplication, logger: Logger): INest
         return;
       }
       ctx.keyId = info.id;
+      ctx.team = info.team;
     } catch {
       // no key yet: see above
     }

@@ -21,7 +21,8 @@ import type { KeyStatus, ManagedKeyRecord } from '../keys/key-record';
 import { KeysService } from '../keys/keys.service';
 import { type AdminPrincipal, AdminGuard, principalOf } from './admin.guard';
 import { type ModelIndex, parseKeyBody } from './key-input';
-import { managedKeyView, staticKeyView } from './views';
+import { UsagePipeline } from '../usage/usage.module';
+import { managedKeyView, spendPeriodOf, staticKeyView } from './views';
 
 const STATUSES: KeyStatus[] = ['active', 'revoked', 'expired'];
 const MAX_GRACE_SECONDS = 30 * 86_400;
@@ -90,6 +91,7 @@ export class AdminKeysController {
   constructor(
     private readonly keys: KeysService,
     private readonly staticKeys: ApiKeyService,
+    private readonly usage: UsagePipeline,
     @Inject(CatalogService) catalog: CatalogService,
   ) {
     this.models = {
@@ -111,7 +113,7 @@ export class AdminKeysController {
       throw new InvalidRequestError("Missing required parameter: 'name'.", 'name', 'invalid_value');
     }
     const { key, secret } = await this.keys.create({ ...changes, name });
-    return { ...managedKeyView(key, Date.now()), key: secret };
+    return { ...(await this.view(key)), key: secret };
   }
 
   @Get()
@@ -141,7 +143,6 @@ export class AdminKeysController {
       limit: pageLimit(limit),
       after,
     });
-    const now = Date.now();
     // Static keys have no owner and are always active: they head the first page.
     const statics =
       !member &&
@@ -152,7 +153,7 @@ export class AdminKeysController {
         : [];
     return {
       object: 'list',
-      data: [...statics, ...page.keys.map((k) => managedKeyView(k, now))],
+      data: [...statics, ...(await this.views(page.keys))],
       has_more: page.next !== undefined,
       next_cursor: page.next ?? null,
     };
@@ -165,7 +166,7 @@ export class AdminKeysController {
     if (statics && who.role === 'admin') {
       return staticKeyView(statics);
     }
-    return managedKeyView(await this.visible(who, id), Date.now());
+    return this.view(await this.visible(who, id));
   }
 
   @Patch(':id')
@@ -181,7 +182,7 @@ export class AdminKeysController {
     if (who.role === 'member' && changes.owner !== undefined && changes.owner !== who.team) {
       throw new OtherTeamError(who.team);
     }
-    return managedKeyView(this.found(id, await this.keys.update(id, changes)), Date.now());
+    return this.view(this.found(id, await this.keys.update(id, changes)));
   }
 
   @Post(':id/revoke')
@@ -206,7 +207,7 @@ export class AdminKeysController {
       );
     }
     const key = await this.keys.revoke(id, reason ?? null);
-    return managedKeyView(this.found(id, key), Date.now());
+    return this.view(this.found(id, key));
   }
 
   @Post(':id/rotate')
@@ -235,7 +236,20 @@ export class AdminKeysController {
     }
     const rotated = await this.keys.rotate(id, grace as number);
     const { key, secret } = rotated ?? { key: this.found(id, undefined), secret: '' };
-    return { ...managedKeyView(key, Date.now()), key: secret };
+    return { ...(await this.view(key)), key: secret };
+  }
+
+  /** Views with each key's spend in its budget period (one query per distinct period). */
+  private async views(keys: ManagedKeyRecord[]): Promise<Record<string, unknown>[]> {
+    const spent = await this.usage.spend?.periodSpend(
+      keys.map((k) => ({ id: k.id, period: spendPeriodOf(k) })),
+    );
+    const now = Date.now();
+    return keys.map((k) => managedKeyView(k, now, spent?.get(k.id) ?? 0n));
+  }
+
+  private async view(key: ManagedKeyRecord): Promise<Record<string, unknown>> {
+    return (await this.views([key]))[0];
   }
 
   /** The key, or 404 when it does not exist or belongs to another team than a member's. */

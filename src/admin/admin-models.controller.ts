@@ -4,9 +4,9 @@ import { CatalogService } from '../catalog/catalog.service';
 import { AdminGuard } from './admin.guard';
 
 /**
- * `GET /admin/v1/models`: the callable catalog with prices, context windows, endpoints
- * and capabilities, plus every provider and whether its key is configured, so the
- * console can say which variable to set.
+ * `GET /admin/v1/models`: every catalog model with prices, context windows, endpoints and
+ * capabilities, callable or not (`provider_configured`), plus every provider and the
+ * variable its missing key needs. Only listing: /v1 still serves callable models alone.
  */
 @Controller('admin/v1/models')
 @Public()
@@ -16,12 +16,13 @@ export class AdminModelsController {
 
   @Get()
   list(): object {
-    const data = this.catalog.listAvailable().map((model) => ({
+    const data = this.catalog.listAll().map((model) => ({
       id: model.id,
       display_name: model.displayName,
       family: model.family,
       provider: model.provider.name,
       provider_configured: model.provider.available,
+      provider_key_env: model.provider.available ? null : (model.provider.apiKeyEnv ?? null),
       context_window: model.contextWindow,
       max_output_tokens: model.maxOutputTokens,
       pricing_per_million_usd: {
@@ -33,7 +34,6 @@ export class AdminModelsController {
       endpoints: [...model.endpoints],
       capabilities: model.capabilities,
     }));
-    // CatalogService lists only callable models; the providers say what is missing.
     const providers = [...this.catalog.providers()].map((p) => ({
       name: p.name,
       kind: p.kind,

@@ -2,7 +2,6 @@ import { Controller, Get, Query, Req, UseGuards } from '@nestjs/common';
 import type { Request } from 'express';
 import { Public } from '../auth/public.decorator';
 import { GatewayError, InvalidRequestError } from '../common/errors/gateway-errors';
-import { KeysService } from '../keys/keys.service';
 import { USAGE_GROUPS, type UsageFilter, type UsageGroup, sumTotals } from '../usage/ledger-row';
 import { UsagePipeline } from '../usage/usage.module';
 import { pageLimit } from './admin-keys.controller';
@@ -12,29 +11,26 @@ import { ledgerRowView, totalsView } from './views';
 
 const DEFAULT_RANGE_MS = 30 * 86_400_000;
 
-/** A member asked for usage beyond one of their team's keys. */
+/** A member asked for usage of another team, or for replica-wide figures. */
 class MemberUsageScopeError extends GatewayError {
-  constructor() {
-    super(403, 'permission', "Members see usage per key of their own team: pass 'key_id'.", {
-      param: 'key_id',
+  constructor(param: string | null) {
+    super(403, 'permission', 'Members see the usage of their own team only.', {
+      param,
       code: 'other_team',
     });
   }
 }
 
 /**
- * `/admin/v1/usage`: totals over the ledger (optionally grouped by key, model, day or
- * hour, UTC) and the ledger rows themselves, newest first, paginated by cursor. Rows
- * still buffered in a replica (at most a flush interval old) are not yet visible.
+ * `/admin/v1/usage`: totals over the ledger (optionally grouped by key, team, model, day
+ * or hour, UTC), filtered by time, key, team or model, and the ledger rows themselves,
+ * newest first, paginated by cursor. Rows still buffered in a replica (at most a flush interval old) are not yet visible.
  */
 @Controller('admin/v1/usage')
 @Public()
 @UseGuards(AdminGuard)
 export class AdminUsageController {
-  constructor(
-    private readonly usage: UsagePipeline,
-    private readonly keys: KeysService,
-  ) {}
+  constructor(private readonly usage: UsagePipeline) {}
 
   @Get()
   async totals(
@@ -44,6 +40,7 @@ export class AdminUsageController {
     @Query('key_id') keyId?: string,
     @Query('model') model?: string,
     @Query('group_by') groupBy?: string,
+    @Query('team') team?: string,
   ): Promise<object> {
     if (groupBy !== undefined && !USAGE_GROUPS.includes(groupBy as UsageGroup)) {
       throw new InvalidRequestError(
@@ -52,8 +49,7 @@ export class AdminUsageController {
         'invalid_value',
       );
     }
-    await this.scope(req, keyId);
-    const filter = this.filter(from, to, keyId, model);
+    const filter = this.filter(req, from, to, keyId, model, team);
     const group = groupBy as UsageGroup | undefined;
     const repo = this.usage.requireRepo();
     // One query: grouped rows and their sum come from the same snapshot of the ledger.
@@ -78,11 +74,11 @@ export class AdminUsageController {
     @Query('model') model?: string,
     @Query('limit') limit?: string,
     @Query('after') after?: string,
+    @Query('team') team?: string,
   ): Promise<object> {
-    await this.scope(req, keyId);
     const page = await this.usage
       .requireRepo()
-      .requests(this.filter(from, to, keyId, model), pageLimit(limit), after);
+      .requests(this.filter(req, from, to, keyId, model, team), pageLimit(limit), after);
     return {
       object: 'list',
       data: page.rows.map(ledgerRowView),
@@ -95,29 +91,36 @@ export class AdminUsageController {
   @Get('ledger')
   ledger(@Req() req: Request): object {
     if (principalOf(req).role !== 'admin') {
-      throw new MemberUsageScopeError();
+      throw new MemberUsageScopeError(null);
     }
     return { object: 'ledger_stats', ...this.usage.requireLedger().snapshot() };
   }
 
-  /** Members: only with the id of a key of their own team (the ledger has no team column). */
-  private async scope(req: Request, keyId: string | undefined): Promise<void> {
-    const who = principalOf(req);
-    if (who.role === 'admin') {
-      return;
-    }
-    const key = keyId === undefined ? undefined : await this.keys.get(keyId);
-    if (key === undefined || key.owner !== who.team) {
-      throw new MemberUsageScopeError();
-    }
-  }
-
+  /**
+   * The rows asked for. A member's are always those recorded for their team (every key
+   * of it, revoked ones too), whatever else the query names.
+   */
   private filter(
+    req: Request,
     from: string | undefined,
     to: string | undefined,
     keyId: string | undefined,
     model: string | undefined,
+    team: string | undefined,
   ): UsageFilter {
+    for (const [name, value] of Object.entries({ key_id: keyId, model, team })) {
+      if (value !== undefined && typeof value !== 'string') {
+        // A repeated parameter arrives as an array.
+        throw new InvalidRequestError(`Invalid '${name}': give it once.`, name, 'invalid_value');
+      }
+    }
+    const who = principalOf(req);
+    if (who.role === 'member') {
+      if (team !== undefined && team !== who.team) {
+        throw new MemberUsageScopeError('team');
+      }
+      team = who.team ?? '';
+    }
     const now = Date.now();
     const end = to === undefined ? new Date(now + 1) : parseTime(to, 'to', now, false);
     const start =
@@ -131,6 +134,6 @@ export class AdminUsageController {
         'invalid_value',
       );
     }
-    return { from: start, to: end, keyId, model };
+    return { from: start, to: end, keyId, model, team };
   }
 }

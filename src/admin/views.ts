@@ -1,4 +1,5 @@
 import type { ApiKeyInfo } from '../auth/api-key.service';
+import { type BudgetPeriod, budgetWindow } from '../auth/key-policy';
 import { type ManagedKeyRecord, statusOf } from '../keys/key-record';
 import { maskedSecret } from '../keys/key-secret';
 import type { LedgerRow, UsageGroup, UsageTotals } from '../usage/ledger-row';
@@ -6,9 +7,20 @@ import { microsToUsd, picoToUsd } from '../usage/money';
 
 const iso = (d: Date | null): string | null => (d === null ? null : d.toISOString());
 
+/** The period a key's spend is shown for: its budget's, else the calendar month. */
+export function spendPeriodOf(key: ManagedKeyRecord): BudgetPeriod {
+  return key.budget?.period ?? 'month';
+}
+
 /** A managed key as the admin API shows it: never the secret, only its hint. */
-export function managedKeyView(key: ManagedKeyRecord, now: number): Record<string, unknown> {
+export function managedKeyView(
+  key: ManagedKeyRecord,
+  now: number,
+  spentPico?: bigint,
+): Record<string, unknown> {
   const newest = key.secrets[0];
+  const period = spendPeriodOf(key);
+  const window = budgetWindow(period, now);
   return {
     object: 'api_key',
     id: key.id,
@@ -30,6 +42,17 @@ export function managedKeyView(key: ManagedKeyRecord, now: number): Record<strin
       amount_usd: microsToUsd(key.budget.amountMicros),
       period: key.budget.period,
     },
+    // Spend in the budget's own period (the window the budget check counts).
+    spend:
+      spentPico === undefined
+        ? null
+        : {
+            period,
+            spent_usd: picoToUsd(spentPico),
+            since: new Date(window.start).toISOString(),
+            resets_at:
+              window.resetsAt === undefined ? null : new Date(window.resetsAt).toISOString(),
+          },
     metadata: key.metadata,
     secrets: key.secrets.map((s) => ({
       key_hint: maskedSecret(s.prefix, s.last4),
@@ -85,6 +108,7 @@ export function ledgerRowView(r: LedgerRow & { id: string }): Record<string, unk
     created_at: r.createdAt.toISOString(),
     request_id: r.requestId,
     key_id: r.keyId,
+    team: r.team,
     endpoint: r.endpoint,
     method: r.method,
     model_requested: r.modelRequested,

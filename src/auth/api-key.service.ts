@@ -24,6 +24,8 @@ export interface ApiKeyInfo {
   budget?: KeyBudget;
   /** Epoch milliseconds after which the key is refused as expired. */
   expiresAt?: number;
+  /** The managed key's team (its `owner`); static keys have none. */
+  team?: string;
 }
 
 const NO_FILE: KeysFile = { defaults: {}, models: new Map(), keys: [] };

@@ -35,10 +35,12 @@ export class AuthGuard implements CanActivate {
     if (info instanceof Promise) {
       return info.then((i) => {
         req.ctx.keyId = i.id;
+        req.ctx.team = i.team;
         return checkEndpoint(i, req.path);
       });
     }
     req.ctx.keyId = info.id;
+    req.ctx.team = info.team;
     return checkEndpoint(info, req.path);
   }
 }

@@ -10,6 +10,8 @@ export interface RequestContext {
   startedAt: bigint;
   /** Short, non-reversible id of the client key (never the key). */
   keyId?: string;
+  /** The key's team when it was authenticated: what the ledger row records. */
+  team?: string;
   model?: string;
   provider?: string;
   stream?: boolean;

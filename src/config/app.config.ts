@@ -1,7 +1,42 @@
+import { isIP } from 'node:net';
 import { registerAs } from '@nestjs/config';
 import { Expose, Type } from 'class-transformer';
-import { IsIn, IsInt, IsOptional, IsString, Matches, Max, Min } from 'class-validator';
+import { IsIn, IsInt, IsOptional, IsString, Matches, Max, Min, ValidateBy } from 'class-validator';
 import { readNamespace } from './validate-env';
+
+/** Express's 'trust proxy' value: everything, a hop count, or addresses and subnets. */
+export type TrustProxy = boolean | number | string[];
+
+const PROXY_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
+
+/** TRUST_PROXY as Express takes it; undefined when malformed. */
+export function parseTrustProxy(raw: string | undefined): TrustProxy | undefined {
+  const value = (raw ?? '').trim();
+  if (/^(|false|off|no)$/i.test(value)) {
+    return false;
+  }
+  if (/^(true|on|yes)$/i.test(value)) {
+    return true;
+  }
+  if (/^\d+$/.test(value)) {
+    return Number(value);
+  }
+  const entries = value.split(',').map((v) => v.trim());
+  const valid = entries.every((e) => {
+    if (PROXY_NAMES.has(e)) {
+      return true;
+    }
+    const [ip, bits, ...rest] = e.split('/');
+    const family = isIP(ip);
+    const maxBits = family === 6 ? 128 : 32;
+    return (
+      family !== 0 &&
+      rest.length === 0 &&
+      (bits === undefined || (/^\d+$/.test(bits) && Number(bits) <= maxBits) || isIP(bits) === 4)
+    );
+  });
+  return valid ? entries : undefined;
+}
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -22,6 +57,21 @@ export class AppEnv {
   @Expose() @Type(() => Number) @IsInt() @Min(100) SSE_KEEPALIVE_MS = 15_000;
   /** Comma-separated allowed CORS origins, `*` for any; empty disables CORS. */
   @Expose() @IsOptional() @IsString() CORS_ORIGINS?: string;
+  /**
+   * The proxies in front of the gateway whose X-Forwarded-* headers are believed, with
+   * Express's 'trust proxy' semantics; unset: none.
+   */
+  @Expose()
+  @IsOptional()
+  @ValidateBy({
+    name: 'trustProxy',
+    validator: {
+      validate: (v: unknown) => typeof v === 'string' && parseTrustProxy(v) !== undefined,
+      defaultMessage: () =>
+        'TRUST_PROXY must be true, false, a number of hops, or comma-separated addresses, subnets (10.0.0.0/8) or loopback, linklocal, uniquelocal',
+    },
+  })
+  TRUST_PROXY?: string;
 }
 
 export interface AppConfig {
@@ -34,6 +84,7 @@ export interface AppConfig {
   shutdownDrainDelayMs: number;
   sseKeepaliveMs: number;
   corsOrigins: string[];
+  trustProxy: TrustProxy;
 }
 
 export const appConfig = registerAs('app', (): AppConfig => {
@@ -51,5 +102,6 @@ export const appConfig = registerAs('app', (): AppConfig => {
       .split(',')
       .map((o) => o.trim())
       .filter(Boolean),
+    trustProxy: parseTrustProxy(env.TRUST_PROXY) ?? false,
   };
 });

@@ -44,6 +44,29 @@ describe('validateEnvironment', () => {
     expect(validateEnvironment(env)).toBe(env);
   });
 
+  it('takes TRUST_PROXY and CONSOLE_PUBLIC_URL in the forms documented, and names them otherwise', () => {
+    for (const TRUST_PROXY of ['true', 'false', '2', 'loopback', '10.1.2.3, ::1', '10.0.0.0/8']) {
+      expect(() => validateEnvironment({ TRUST_PROXY })).not.toThrow();
+    }
+    for (const CONSOLE_PUBLIC_URL of ['https://llm.example.com', 'http://10.0.0.5:8080/']) {
+      expect(() => validateEnvironment({ CONSOLE_PUBLIC_URL })).not.toThrow();
+    }
+    expect(
+      problemsOf({ TRUST_PROXY: 'everyone', CONSOLE_PUBLIC_URL: 'https://x.example/console' }),
+    ).toEqual([
+      expect.stringMatching(/^TRUST_PROXY: /),
+      expect.stringMatching(/^CONSOLE_PUBLIC_URL: /),
+    ]);
+    for (const TRUST_PROXY of ['10.0.0.0/33', '1.2.3', 'loopback,', '10.0.0.0/8/8']) {
+      expect(problemsOf({ TRUST_PROXY })).toEqual([expect.stringMatching(/^TRUST_PROXY: /)]);
+    }
+    for (const CONSOLE_PUBLIC_URL of ['ftp://x.example', 'x.example', 'https://x.example/?a=1']) {
+      expect(problemsOf({ CONSOLE_PUBLIC_URL })).toEqual([
+        expect.stringMatching(/^CONSOLE_PUBLIC_URL: /),
+      ]);
+    }
+  });
+
   it('ignores variables that belong to no namespace', () => {
     expect(() => validateEnvironment({ PATH: '/usr/bin', SOMETHING_ELSE: 'x' })).not.toThrow();
   });
@@ -203,6 +226,7 @@ describe('config namespaces', () => {
       shutdownDrainDelayMs: 5_000,
       sseKeepaliveMs: 15_000,
       corsOrigins: [],
+      trustProxy: false,
     });
   });
 
@@ -217,6 +241,7 @@ describe('config namespaces', () => {
       SHUTDOWN_DRAIN_DELAY_MS: '0',
       SSE_KEEPALIVE_MS: '250',
       CORS_ORIGINS: ' https://a.example , https://b.example,,',
+      TRUST_PROXY: '10.0.0.0/8, loopback',
     });
     const cfg = appConfig();
     expect(cfg).toEqual({
@@ -229,6 +254,7 @@ describe('config namespaces', () => {
       shutdownDrainDelayMs: 0,
       sseKeepaliveMs: 250,
       corsOrigins: ['https://a.example', 'https://b.example'],
+      trustProxy: ['10.0.0.0/8', 'loopback'],
     });
     expect(typeof cfg.port).toBe('number');
   });

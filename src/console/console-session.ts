@@ -6,6 +6,7 @@ import type { Request, RequestHandler, Response } from 'express';
 import { GatewayError } from '../common/errors/gateway-errors';
 import type { AllConfig } from '../config';
 import type { ConsoleOidcConfig } from './console.config';
+import { CookieSeal } from './sealed-cookie';
 
 /** Who is signed in to the console: an admin sees everything, a member only their team. */
 export type ConsoleRole = 'admin' | 'member';
@@ -32,6 +33,9 @@ export class CsrfError extends GatewayError {
 
 const COOKIE = 'gw_console';
 const MAX_AGE_MS = 8 * 3_600_000;
+/** How long a sign-in at the identity provider may take. */
+export const LOGIN_TTL_MS = 10 * 60_000;
+export const LOGIN_COOKIE = 'gw_console_login';
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 const digest = (value: string): Buffer => createHash('sha256').update(value).digest();
 
@@ -48,19 +52,28 @@ export class ConsoleSessions {
   readonly path: string;
   /** Corporate sign-in, when CONSOLE_OIDC_ISSUER is set. */
   readonly oidc?: ConsoleOidcConfig;
+  /** CONSOLE_PUBLIC_URL: the origin browsers use, over the request's own. */
+  readonly publicUrl?: string;
+  /** Seals a sign-in in progress into its cookie (any replica with the secret opens it). */
+  readonly loginSeal: CookieSeal;
   private readonly middleware: RequestHandler;
   /** The one-time sign-in token printed at startup when no admin token is configured. */
   private oneTime?: Buffer;
   private readonly oneTimeToken?: string;
 
   constructor(config: ConfigService<AllConfig, true>) {
-    const { enabled, path, sessionSecret, oidc } = config.get('console', { infer: true });
+    const { enabled, path, sessionSecret, oidc, publicUrl } = config.get('console', {
+      infer: true,
+    });
     this.enabled = enabled;
     this.path = path;
     this.oidc = oidc;
+    this.publicUrl = publicUrl;
+    const secret = sessionSecret ?? randomBytes(32).toString('base64url');
+    this.loginSeal = new CookieSeal(secret, LOGIN_COOKIE, LOGIN_TTL_MS);
     this.middleware = cookieSession({
       name: COOKIE,
-      keys: [sessionSecret ?? randomBytes(32).toString('base64url')],
+      keys: [secret],
       httpOnly: true,
       sameSite: 'strict',
       maxAge: MAX_AGE_MS,
@@ -135,7 +148,8 @@ export class ConsoleSessions {
       // Synchronous: cookie-session only defines a lazy getter and a header hook.
       this.middleware(req, res, () => undefined);
       if (sreq.sessionOptions) {
-        // Secure only over TLS (req.secure honours the app's 'trust proxy' setting).
+        // Secure only over TLS: the socket's, or X-Forwarded-Proto from a TRUST_PROXY proxy.
+        // (cookie-session refuses a Secure cookie on a request Express deems plain HTTP.)
         sreq.sessionOptions.secure = req.secure;
       }
     }

@@ -7,6 +7,7 @@ import {
   IsUrl,
   Matches,
   MinLength,
+  ValidateBy,
   ValidateIf,
 } from 'class-validator';
 import { readNamespace } from '../config/validate-env';
@@ -31,6 +32,21 @@ export class ConsoleEnv {
   @IsString()
   @MinLength(32, { message: 'CONSOLE_SESSION_SECRET must be at least 32 characters' })
   CONSOLE_SESSION_SECRET?: string;
+  /**
+   * The gateway's public origin (https://llm.example.com), for the OIDC redirect URI when
+   * the Host the gateway sees is not the one browsers use.
+   */
+  @Expose()
+  @IsOptional()
+  @ValidateBy({
+    name: 'origin',
+    validator: {
+      validate: (v: unknown) => typeof v === 'string' && publicOrigin(v) !== undefined,
+      defaultMessage: () =>
+        'CONSOLE_PUBLIC_URL must be an http(s) origin such as https://llm.example.com, without a path',
+    },
+  })
+  CONSOLE_PUBLIC_URL?: string;
   /** OpenID Connect issuer URL; unset: sign-in with the admin token only. */
   @Expose() @IsOptional() @IsUrl({ require_tld: false }) CONSOLE_OIDC_ISSUER?: string;
   @Expose()
@@ -64,6 +80,18 @@ export interface ConsoleOidcConfig {
   teamClaim: string;
 }
 
+/** `scheme://host[:port]` of an http(s) URL without path, query or fragment. */
+function publicOrigin(raw: string): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return undefined;
+  }
+  const bare = url.pathname === '/' && url.search === '' && url.hash === '';
+  return /^https?:$/.test(url.protocol) && bare && url.username === '' ? url.origin : undefined;
+}
+
 const csv = (v: string | undefined): string[] =>
   (v ?? '')
     .split(',')
@@ -76,6 +104,8 @@ export interface ConsoleConfig {
   path: string;
   /** Never logged. */
   sessionSecret?: string;
+  /** Origin browsers reach the gateway at, when configured (no trailing slash). */
+  publicUrl?: string;
   oidc?: ConsoleOidcConfig;
 }
 
@@ -85,6 +115,8 @@ export const consoleConfig = registerAs('console', (): ConsoleConfig => {
     enabled: env.CONSOLE_ENABLED,
     path: (env.CONSOLE_PATH ?? '/console').replace(/\/+$/, ''),
     sessionSecret: env.CONSOLE_SESSION_SECRET,
+    publicUrl:
+      env.CONSOLE_PUBLIC_URL === undefined ? undefined : publicOrigin(env.CONSOLE_PUBLIC_URL),
     oidc:
       env.CONSOLE_OIDC_ISSUER === undefined || env.CONSOLE_OIDC_CLIENT_ID === undefined
         ? undefined

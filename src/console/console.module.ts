@@ -40,8 +40,9 @@ export function announceConsole(sessions: ConsoleSessions, origin: string, logge
   if (!sessions.enabled) {
     return;
   }
-  logger.info(`console at ${origin}${sessions.path}`);
-  const link = sessions.oneTimeLink(origin);
+  const shown = sessions.publicUrl ?? origin;
+  logger.info(`console at ${shown}${sessions.path}`);
+  const link = sessions.oneTimeLink(shown);
   if (link !== undefined) {
     logger.info(
       `No GATEWAY_ADMIN_TOKEN configured: sign in to the console once with ${link} (single use)`,

@@ -95,7 +95,9 @@ export function consoleRouter(sessions: ConsoleSessions, auth: AdminAuth): Route
       res.status(401).type('html').send(login('This sign-in link was already used or is wrong.'));
       return;
     }
-    res.type('html').send(login());
+    // Where to go after a corporate sign-in (/oidc/start keeps console paths only).
+    const back = req.query.return;
+    res.type('html').send(login(undefined, typeof back === 'string' ? back : undefined));
   });
 
   router.post('/login', form, (req, res) => {
@@ -164,10 +166,11 @@ export function consoleRouter(sessions: ConsoleSessions, auth: AdminAuth): Route
   function file(name: string): Buffer {
     return cached(join(WEB, name));
   }
-  function login(error?: string): string {
+  function login(error?: string, back?: string): string {
+    const query = back === undefined ? '' : `?return=${encodeURIComponent(back)}`;
     return loginPage({
       action: `${base}/login`,
-      sso: sessions.oidc === undefined ? undefined : `${base}/oidc/start`,
+      sso: sessions.oidc === undefined ? undefined : `${base}/oidc/start${query}`,
       tokenConfigured: auth.tokenConfigured,
       error,
       stylesheet: `${base}/assets/app.css`,

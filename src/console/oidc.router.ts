@@ -1,18 +1,27 @@
-import { randomBytes } from 'node:crypto';
 import { parse as parseCookies } from 'cookie';
 import type { Request, Response, Router } from 'express';
-import type { ConsoleSessions } from './console-session';
+import { LOGIN_COOKIE, LOGIN_TTL_MS, type ConsoleSessions } from './console-session';
 import { ConsoleOidc, OidcSignInError, type PendingLogin } from './oidc';
 
-const PENDING_COOKIE = 'gw_console_login';
-const PENDING_TTL_MS = 10 * 60_000;
-const MAX_PENDING = 1000;
+/** A Host (or X-Forwarded-Host) fit for a URL: a name or address and an optional port. */
+const HOST = /^(?:[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/;
+
+function isPending(v: unknown): v is PendingLogin {
+  const p = v as Partial<PendingLogin> | null | undefined;
+  return (
+    typeof p?.verifier === 'string' &&
+    typeof p.state === 'string' &&
+    typeof p.nonce === 'string' &&
+    typeof p.returnTo === 'string'
+  );
+}
 
 /**
  * `/oidc/start` and `/oidc/callback` of the console router. A sign-in in progress (PKCE
- * verifier, state, nonce) stays in this process, found by a random id in a short-lived
- * SameSite=Lax cookie: Lax because the provider's redirect back is a cross-site
- * navigation, which would not carry the Strict session cookie.
+ * verifier, state, nonce, where to go afterwards) travels in a sealed cookie rather than
+ * in this process, so the callback completes on whichever replica it lands on. The
+ * cookie is HttpOnly and SameSite=Lax: Lax because the provider's redirect back is a
+ * cross-site navigation, which would not carry a Strict cookie.
  */
 export function mountOidc(
   router: Router,
@@ -20,50 +29,69 @@ export function mountOidc(
   oidc: ConsoleOidc,
   fail: (res: Response, status: number, message: string) => void,
 ): void {
-  const pending = new Map<string, PendingLogin & { at: number }>();
   const base = sessions.path;
-  const redirectUri = (req: Request): string =>
-    `${req.protocol}://${req.get('host') ?? 'localhost'}${base}/oidc/callback`;
+  const cookiePath = `${base}/oidc`;
+  /**
+   * CONSOLE_PUBLIC_URL when set; else the request's scheme and host, which Express takes
+   * from X-Forwarded-Proto / X-Forwarded-Host only when TRUST_PROXY trusts the peer.
+   */
+  const redirectUri = (req: Request): string | undefined => {
+    if (sessions.publicUrl !== undefined) {
+      return `${sessions.publicUrl}${base}/oidc/callback`;
+    }
+    const host = req.host;
+    return host !== undefined && HOST.test(host)
+      ? `${req.protocol}://${host}${base}/oidc/callback`
+      : undefined;
+  };
+  /** Only a path of this console: never another site (an open redirect). */
+  const returnPath = (raw: unknown): string =>
+    typeof raw === 'string' &&
+    raw.length <= 500 &&
+    raw.startsWith(`${base}/`) &&
+    /^[A-Za-z0-9._~/#?&=%-]*$/.test(raw) &&
+    !raw.includes('//')
+      ? raw
+      : `${base}/`;
 
   router.get('/oidc/start', (req, res, next) => {
-    oidc.start(redirectUri(req)).then(({ url, pending: login }) => {
-      const now = Date.now();
-      for (const [id, p] of pending) {
-        if (now - p.at > PENDING_TTL_MS || pending.size >= MAX_PENDING) {
-          pending.delete(id);
-        }
-      }
-      const id = randomBytes(18).toString('base64url');
-      pending.set(id, { ...login, at: now });
-      res.cookie(PENDING_COOKIE, id, {
+    const uri = redirectUri(req);
+    if (uri === undefined) {
+      fail(res, 400, 'The request has no usable Host header.');
+      return;
+    }
+    oidc.start(uri).then(({ url, pending }) => {
+      const login: PendingLogin = { ...pending, returnTo: returnPath(req.query.return) };
+      res.cookie(LOGIN_COOKIE, sessions.loginSeal.seal(login), {
         httpOnly: true,
         sameSite: 'lax',
         secure: req.secure,
-        path: `${base}/oidc`,
-        maxAge: PENDING_TTL_MS,
+        path: cookiePath,
+        maxAge: LOGIN_TTL_MS,
       });
       res.redirect(302, url);
     }, next);
   });
 
   router.get('/oidc/callback', (req, res, next) => {
-    const id = parseCookies(req.headers.cookie ?? '')[PENDING_COOKIE];
-    const login = id === undefined ? undefined : pending.get(id);
-    res.clearCookie(PENDING_COOKIE, { path: `${base}/oidc` });
-    if (id === undefined || login === undefined || Date.now() - login.at > PENDING_TTL_MS) {
+    const login = sessions.loginSeal.open(parseCookies(req.headers.cookie ?? '')[LOGIN_COOKIE]);
+    // Single use: the sign-in it describes is finished either way.
+    res.clearCookie(LOGIN_COOKIE, { path: cookiePath });
+    const uri = redirectUri(req);
+    if (!isPending(login) || uri === undefined) {
       fail(res, 400, 'This sign-in expired or was started elsewhere: sign in again.');
       return;
     }
-    pending.delete(id);
-    oidc.finish(redirectUri(req), req.originalUrl, login).then(
+    oidc.finish(uri, req.originalUrl, login).then(
       (who) => {
         sessions.start(req, res, who);
         // A page, not a redirect: a redirect chain begun on the provider's site is
         // cross-site, so the browser would hold back the new Strict cookie on it.
+        const to = login.returnTo.replace(/&/g, '&amp;');
         res
           .type('html')
           .send(
-            `<!doctype html><meta charset="utf-8"><meta http-equiv="refresh" content="0;url=${base}/"><title>Signed in</title><p>Signed in. <a href="${base}/">Open the console</a>.</p>`,
+            `<!doctype html><meta charset="utf-8"><meta http-equiv="refresh" content="0;url=${to}"><title>Signed in</title><p>Signed in. <a href="${to}">Open the console</a>.</p>`,
           );
       },
       (err: unknown) => {

@@ -8,6 +8,8 @@ export interface PendingLogin {
   verifier: string;
   state: string;
   nonce: string;
+  /** The console path to open once signed in. */
+  returnTo: string;
 }
 
 /** Who the identity provider says signed in, mapped to a console role. */
@@ -31,7 +33,9 @@ export class ConsoleOidc {
   constructor(private readonly config: ConsoleOidcConfig) {}
 
   /** The provider's authorization URL, and what the callback must check. */
-  async start(redirectUri: string): Promise<{ url: string; pending: PendingLogin }> {
+  async start(
+    redirectUri: string,
+  ): Promise<{ url: string; pending: Omit<PendingLogin, 'returnTo'> }> {
     const client = await this.discover(redirectUri);
     const pending = {
       verifier: generators.codeVerifier(),
@@ -53,7 +57,7 @@ export class ConsoleOidc {
   async finish(
     redirectUri: string,
     callbackUrl: string,
-    pending: PendingLogin,
+    pending: Omit<PendingLogin, 'returnTo'>,
   ): Promise<OidcIdentity> {
     const client = await this.discover(redirectUri);
     const params = client.callbackParams(callbackUrl);

@@ -89,6 +89,18 @@ const MIGRATIONS: Record<string, Migration> = {
         )`.execute(db);
     },
   },
+  '0002_usage_team': {
+    async up(db: Kysely<unknown>): Promise<void> {
+      // The team a request was made for, recorded with it: a key's owner can change later,
+      // and the spend stays with the team that made it (a join on api_keys would move it).
+      await sql`ALTER TABLE usage_ledger ADD COLUMN team text`.execute(db);
+      // Rows from before this column: the key's current team is the best knowledge there is.
+      await sql`
+        UPDATE usage_ledger AS u SET team = k.owner
+        FROM api_keys AS k WHERE k.id = u.key_id AND k.owner IS NOT NULL`.execute(db);
+      await sql`CREATE INDEX usage_ledger_team_time ON usage_ledger (team, created_at)`.execute(db);
+    },
+  },
 };
 
 class InlineMigrations implements MigrationProvider {

@@ -61,6 +61,7 @@ export interface UsageLedgerTable {
   ttft_ms: number | null;
   protections: string | null;
   error_code: string | null;
+  team: string | null;
 }
 
 export interface UsageDailyTable {

@@ -41,6 +41,7 @@ export function infoOf(key: ManagedKeyRecord, secretExpiresAt: Date | null): Api
     },
     budget: key.budget ?? undefined,
     expiresAt: ends.length > 0 ? Math.min(...ends) : undefined,
+    team: key.owner ?? undefined,
   };
 }
 

@@ -19,6 +19,7 @@ export function fakeAuthConfig(
       shutdownDrainDelayMs: 0,
       sseKeepaliveMs: 15000,
       corsOrigins: [],
+      trustProxy: false,
     },
   };
   return {

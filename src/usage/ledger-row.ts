@@ -15,6 +15,8 @@ export interface LedgerRow {
   createdAt: Date;
   requestId: string;
   keyId: string;
+  /** The key's team at the time of the request (null: none, or a static key). */
+  team: string | null;
   endpoint: string;
   method: string;
   modelRequested: string | null;
@@ -40,13 +42,14 @@ export interface LedgerRow {
   errorCode: string | null;
 }
 
-export const USAGE_GROUPS = ['key', 'model', 'day', 'hour'] as const;
+export const USAGE_GROUPS = ['key', 'team', 'model', 'day', 'hour'] as const;
 export type UsageGroup = (typeof USAGE_GROUPS)[number];
 
 export interface UsageFilter {
   from: Date;
   to: Date;
   keyId?: string;
+  team?: string;
   model?: string;
 }
 

@@ -133,6 +133,38 @@ export class SpendTracker {
     }
   }
 
+  /**
+   * Spend of each key in its own period (the window `budgetWindow` defines, as the budget
+   * check uses), for display: the stored totals, read fresh, plus this replica's spend
+   * not yet flushed. One query per distinct period.
+   */
+  async periodSpend(
+    keys: readonly { id: string; period: BudgetPeriod }[],
+  ): Promise<Map<string, bigint>> {
+    const now = this.now();
+    const byStart = new Map<number, string[]>();
+    for (const { id, period } of keys) {
+      const { start } = budgetWindow(period, now);
+      byStart.set(start, [...(byStart.get(start) ?? []), id]);
+    }
+    const out = new Map<string, bigint>();
+    await Promise.all(
+      [...byStart].map(async ([start, keyIds]) => {
+        const stored = await this.repo.spend({
+          keyIds,
+          since: new Date(start),
+          includeProtections: this.includeProtections,
+        });
+        for (const id of keyIds) {
+          const entry = this.entries.get(id);
+          const pending = entry?.start === start ? entry.pending : 0n;
+          out.set(id, (stored.get(id) ?? 0n) + pending);
+        }
+      }),
+    );
+    return out;
+  }
+
   close(): void {
     clearTimeout(this.debounce);
   }

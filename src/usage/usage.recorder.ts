@@ -99,6 +99,8 @@ export class UsageRecorder {
       createdAt: new Date(Date.now() - Number(latencyNs / 1_000_000n)),
       requestId: ctx.requestId,
       keyId,
+      // From the authenticated key record already on the request: no lookup here.
+      team: ctx.team ?? null,
       endpoint,
       method: req.method,
       modelRequested: modelAsked(req),

@@ -13,6 +13,7 @@ import type {
 
 const GROUP_EXPRESSIONS: Record<UsageGroup, RawBuilder<string>> = {
   key: sql<string>`key_id`,
+  team: sql<string>`coalesce(team, '')`,
   model: sql<string>`coalesce(model, model_requested, '')`,
   day: sql<string>`to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD')`,
   hour: sql<string>`to_char(date_trunc('hour', created_at AT TIME ZONE 'UTC'), 'YYYY-MM-DD"T"HH24:00:00"Z"')`,
@@ -27,7 +28,7 @@ function valuesOf(r: LedgerRow): RawBuilder<unknown> {
     ${r.stream}::boolean, ${r.inputTokens}::int, ${r.cachedInputTokens}::int, ${r.cacheWriteTokens}::int,
     ${r.outputTokens}::int, ${r.reasoningTokens}::int, ${r.costPico.toString()}::bigint,
     ${r.costEstimated}::boolean, ${r.protectionCostPico.toString()}::bigint, ${r.latencyMs}::int,
-    ${r.ttftMs}::int, ${r.protections}, ${r.errorCode})`;
+    ${r.ttftMs}::int, ${r.protections}, ${r.errorCode}, ${r.team})`;
 }
 
 /** The ledger in PostgreSQL or PGlite, through Kysely. */
@@ -47,7 +48,7 @@ export class KyselyUsageRepository implements UsageRepository {
         INSERT INTO usage_ledger (row_id, created_at, request_id, key_id, endpoint, method,
           model_requested, model, provider, status, outcome, stream, input_tokens,
           cached_input_tokens, cache_write_tokens, output_tokens, reasoning_tokens, cost_pusd,
-          cost_estimated, protection_cost_pusd, latency_ms, ttft_ms, protections, error_code)
+          cost_estimated, protection_cost_pusd, latency_ms, ttft_ms, protections, error_code, team)
         VALUES ${sql.join(rows.map(valuesOf))}
         ON CONFLICT (row_id) DO NOTHING
         RETURNING *
@@ -114,7 +115,7 @@ export class KyselyUsageRepository implements UsageRepository {
         method, model_requested, model, provider, status, outcome, stream, input_tokens,
         cached_input_tokens, cache_write_tokens, output_tokens, reasoning_tokens,
         cost_pusd::text AS cost_pusd, cost_estimated, protection_cost_pusd::text AS protection_cost_pusd,
-        latency_ms, ttft_ms, protections, error_code
+        latency_ms, ttft_ms, protections, error_code, team
       FROM usage_ledger
       WHERE ${this.where(filter)} ${cursor === undefined ? sql`` : sql`AND id < ${cursor}::bigint`}
       ORDER BY id DESC
@@ -125,6 +126,7 @@ export class KyselyUsageRepository implements UsageRepository {
       createdAt: r.created_at as Date,
       requestId: r.request_id as string,
       keyId: r.key_id as string,
+      team: r.team as string | null,
       endpoint: r.endpoint as string,
       method: r.method as string,
       modelRequested: r.model_requested as string | null,
@@ -187,6 +189,9 @@ export class KyselyUsageRepository implements UsageRepository {
     const parts = [sql`created_at >= ${filter.from}`, sql`created_at < ${filter.to}`];
     if (filter.keyId !== undefined) {
       parts.push(sql`key_id = ${filter.keyId}`);
+    }
+    if (filter.team !== undefined) {
+      parts.push(sql`team = ${filter.team}`);
     }
     if (filter.model !== undefined) {
       parts.push(sql`coalesce(model, model_requested) = ${filter.model}`);

@@ -1,47 +1,9 @@
-import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
-import { join } from 'node:path';
-import { createInterface } from 'node:readline';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { startGateway, testCatalog, type TestGateway } from '../support/gateway';
 import { describeWithChromium, launchChromium } from './browser';
+import { signIn, startProvider } from './oidc-helpers';
 
 const ADMIN_TOKEN = 'console-oidc-admin-token-0123456789';
-
-/** Starts oidc-provider.mjs and returns its issuer and a function to register the redirect URI. */
-async function startProvider(): Promise<{
-  issuer: string;
-  ready: (redirectUri: string) => Promise<void>;
-  child: ChildProcessWithoutNullStreams;
-}> {
-  const child = spawn(process.execPath, [join(__dirname, 'oidc-provider.mjs')], {
-    env: { ...process.env, NODE_OPTIONS: '' },
-  });
-  const lines = createInterface({ input: child.stdout });
-  const next = (): Promise<Record<string, unknown>> =>
-    new Promise((resolve, reject) => {
-      lines.once('line', (l) => resolve(JSON.parse(l) as Record<string, unknown>));
-      child.once('exit', (code) => reject(new Error(`oidc-provider exited with ${code}`)));
-    });
-  const { issuer } = (await next()) as { issuer: string };
-  return {
-    issuer,
-    child,
-    ready: async (redirectUri) => {
-      child.stdin.write(`${redirectUri}\n`);
-      await next();
-    },
-  };
-}
-
-/** Signs in through the provider's development login and consent pages. */
-async function signIn(page: Page, origin: string, account: string): Promise<void> {
-  await page.goto(`${origin}/console/login`);
-  await page.click('text=Sign in with your company account');
-  await page.fill('input[name=login]', account);
-  await page.fill('input[name=password]', 'any');
-  await page.click('button[type=submit]');
-  await page.click('button[type=submit]:text("Continue")');
-}
 
 describeWithChromium('console sign-in with OpenID Connect', () => {
   let provider: Awaited<ReturnType<typeof startProvider>>;

@@ -1,26 +1,51 @@
-import { createHmac } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import OpenAI from 'openai';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { startGateway, testCatalog, type TestGateway } from '../support/gateway';
+import { signedSession } from '../support/console-session';
+import { startGateway, TEST_KEY, testCatalog, type TestGateway } from '../support/gateway';
 import { describeWithChromium, launchChromium } from './browser';
 
 const ADMIN_TOKEN = 'console-admin-token-0123456789';
 const SESSION_SECRET = 'console-session-secret-0123456789abcdef';
 const SYSTEM = { role: 'system' as const, content: 'You are a test double.' };
 
-/** A cookie-session cookie pair signed the way cookie-session (keygrip, SHA-1) signs it. */
-function signedSession(value: object): { name: string; value: string }[] {
-  const data = Buffer.from(JSON.stringify(value)).toString('base64');
-  const sig = createHmac('sha1', SESSION_SECRET)
-    .update(`gw_console=${data}`)
-    .digest('base64')
-    .replace(/\/|\+|=/g, (c) => ({ '/': '_', '+': '-', '=': '' })[c] ?? c);
-  return [
-    { name: 'gw_console', value: data },
-    { name: 'gw_console.sig', value: sig },
-  ];
+/** RFC 4180 CSV: quoted cells may hold commas, quotes ("") and line breaks. */
+function parseCsv(text: string): string[][] {
+  const rows: string[][] = [];
+  let row: string[] = [];
+  let cell = '';
+  let quoted = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (quoted) {
+      if (c === '"' && text[i + 1] === '"') {
+        cell += '"';
+        i++;
+      } else if (c === '"') {
+        quoted = false;
+      } else {
+        cell += c;
+      }
+    } else if (c === '"') {
+      quoted = true;
+    } else if (c === ',') {
+      row.push(cell);
+      cell = '';
+    } else if (c === '\n' || c === '\r') {
+      if (c === '\r' && text[i + 1] === '\n') {
+        i++;
+      }
+      rows.push([...row, cell]);
+      row = [];
+      cell = '';
+    } else {
+      cell += c;
+    }
+  }
+  rows.push([...row, cell]);
+  return rows;
 }
 
 describeWithChromium('console in a real browser', () => {
@@ -60,6 +85,15 @@ describeWithChromium('console in a real browser', () => {
     await browser?.close();
     await gw?.close();
   });
+
+  const adminCall = async (method: string, path: string, body?: object): Promise<any> => {
+    const res = await fetch(`${gw.origin}/admin/v1${path}`, {
+      method,
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    return res.json();
+  };
 
   it('signs in, creates and copies a key, sees its request in usage, revokes it, and the SDK gets 401', async () => {
     await page.goto(`${gw.origin}/console`);
@@ -122,6 +156,93 @@ describeWithChromium('console in a real browser', () => {
     ).rejects.toMatchObject({ status: 401 });
   }, 60_000);
 
+  it('edits a key in the page: name, models and budget show in the table and in the API', async () => {
+    const created = await adminCall('POST', '/keys', { name: 'editable-key', owner: 'team-e' });
+    await page.click('nav a:text("Keys")');
+    // Created behind the page's back: draw the table again.
+    await page.evaluate('window.dispatchEvent(new HashChangeEvent("hashchange"))');
+    await page.click('tr:has-text("editable-key") button:text("Edit")');
+    await page.fill('#f-name', 'edited-key');
+    await page.selectOption('#f-models', ['test-gpt', 'local-echo-gpt']);
+    await page.fill('#f-budget', '2.5');
+    await page.selectOption('#f-period', 'day');
+    await page.click('dialog button:text("Save")');
+    const row = 'tr:has-text("edited-key")';
+    await page.waitForSelector(`${row} td.spend:text("$0.0000 / $2.50 per day")`);
+    expect(await page.$('tr:has-text("editable-key")')).toBeNull();
+
+    const stored = await adminCall('GET', `/keys/${created.id}`);
+    expect(stored).toMatchObject({
+      name: 'edited-key',
+      owner: 'team-e',
+      models: ['test-gpt', 'local-echo-gpt'],
+      budget: { amount_usd: 2.5, period: 'day' },
+      spend: { period: 'day', spent_usd: 0 },
+    });
+  });
+
+  it('exports the usage page as CSV: the request made is in it, and no content', async () => {
+    const { key } = (await adminCall('POST', '/keys', { name: 'csv-key' })) as { key: string };
+    const requestId = `csv-export-${Date.now()}`;
+    await new OpenAI({ baseURL: gw.baseURL, apiKey: key, maxRetries: 0 }).chat.completions.create(
+      {
+        model: 'local-echo-gpt',
+        messages: [SYSTEM, { role: 'user', content: 'secret prompt text' }],
+      },
+      { headers: { 'x-request-id': requestId } },
+    );
+    for (let i = 0; i < 40; i++) {
+      const rows = (await adminCall('GET', '/usage/requests?limit=5')) as {
+        data: { request_id: string }[];
+      };
+      if (rows.data.some((r) => r.request_id === requestId)) {
+        break;
+      }
+      await page.waitForTimeout(100);
+    }
+    await page.click('nav a:text("Usage")');
+    await page.waitForSelector('h2:text("Recent requests")');
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      page.click('button:text("Export CSV")'),
+    ]);
+    expect(download.suggestedFilename()).toMatch(/^usage-\d{4}-\d\d-\d\d\.csv$/);
+    const text = readFileSync((await download.path()) ?? '', 'utf8');
+    const [header, ...rows] = parseCsv(text);
+    expect(header).toEqual([
+      'created_at',
+      'request_id',
+      'key_id',
+      'team',
+      'endpoint',
+      'model_requested',
+      'model',
+      'provider',
+      'status',
+      'outcome',
+      'stream',
+      'input_tokens',
+      'cached_input_tokens',
+      'output_tokens',
+      'reasoning_tokens',
+      'cost_usd',
+      'latency_ms',
+      'error_code',
+    ]);
+    const row = rows.find((r) => r[1] === requestId);
+    expect(row).toBeDefined();
+    const cell = (name: string): string | undefined => row?.[header.indexOf(name)];
+    expect([cell('endpoint'), cell('model'), cell('status'), cell('outcome')]).toEqual([
+      'chat.completions',
+      'local-echo-gpt',
+      '200',
+      'completed',
+    ]);
+    expect(rows.every((r) => r.length === header.length)).toBe(true);
+    expect(text).not.toContain('secret prompt text');
+    expect(text).not.toContain('test double');
+  });
+
   it('rotates a key in the page: the new secret works, the old one gets 401', async () => {
     await page.click('nav a:text("Keys")');
     await page.click('button:text("Create key")');
@@ -141,10 +262,35 @@ describeWithChromium('console in a real browser', () => {
     await expect(call(before)).rejects.toMatchObject({ status: 401 });
   });
 
-  it('lists the catalog with prices and names the provider whose key is missing', async () => {
+  it('lists every catalog model, saying which providers are not configured, while /v1 serves only callable ones', async () => {
     await page.click('nav a:text("Models")');
     await page.waitForSelector('td.mono:text("local-echo-gpt")');
     expect(await page.textContent('main')).toContain('TEST_UNSET_KEY_VARIABLE');
+    expect(await page.textContent('tr[data-model="no-key-model"] td.configured')).toBe(
+      'no set TEST_UNSET_KEY_VARIABLE',
+    );
+    expect(await page.textContent('tr[data-model="test-gpt"] td.configured')).toBe('yes');
+
+    const api = (await (
+      await fetch(`${gw.origin}/admin/v1/models`, {
+        headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+      })
+    ).json()) as { data: { id: string; provider_configured: boolean }[] };
+    expect(api.data.map((m) => [m.id, m.provider_configured])).toEqual([
+      ['test-gpt', true],
+      ['test-vllm', true],
+      ['messages-only', true],
+      ['no-key-model', false],
+      ['local-echo-gpt', true],
+      ['local-echo-claude', true],
+    ]);
+    const callable = await new OpenAI({
+      baseURL: gw.baseURL,
+      apiKey: TEST_KEY,
+      maxRetries: 0,
+    }).models.list();
+    expect(callable.data.map((m) => m.id)).not.toContain('no-key-model');
+    expect(callable.data.map((m) => m.id)).toContain('test-gpt');
   });
 
   it('stays readable on a narrow screen: nothing but the tables scrolls sideways', async () => {
@@ -195,7 +341,7 @@ describeWithChromium('console in a real browser', () => {
     const member = await browser.newContext();
     try {
       await member.addCookies(
-        signedSession({
+        signedSession(SESSION_SECRET, {
           role: 'member',
           team: 'team-c',
           name: 'carol@example.com',

@@ -1,7 +1,7 @@
 // A small local OpenID Connect provider (panva's oidc-provider) for the console's sign-in
 // tests. It runs in its own process because the package is ESM-only and the e2e suites
 // are compiled to CommonJS. Protocol: prints {"issuer"} once listening, reads the client's
-// redirect URI as one line on stdin, then prints {"ready":true}. Its development login
+// redirect URIs as one line on stdin (separated by spaces), then prints {"ready":true}. Its development login
 // form accepts any account name listed in ACCOUNTS (any password).
 import { createServer } from 'node:http';
 import { createInterface } from 'node:readline';
@@ -28,7 +28,7 @@ server.listen(0, '127.0.0.1', () => {
         {
           client_id: 'gateway-console',
           client_secret: 'gateway-console-secret',
-          redirect_uris: [redirectUri.trim()],
+          redirect_uris: redirectUri.trim().split(/\s+/),
           grant_types: ['authorization_code'],
           response_types: ['code'],
         },

@@ -25,7 +25,8 @@ async function render() {
 async function start() {
   const res = await fetch('session.json', { credentials: 'same-origin' });
   if (res.status === 401) {
-    location.assign('login');
+    // Back to this page (its hash route) after a corporate sign-in.
+    location.assign(`login?return=${encodeURIComponent(location.pathname + location.hash)}`);
     return;
   }
   const session = await res.json();

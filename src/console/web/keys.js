@@ -17,20 +17,13 @@ const ENDPOINTS = ['chat.completions', 'responses', 'messages'];
 let models = [];
 
 export async function keysPage() {
-  const session = getSession();
-  const [keys, catalog, spend] = await Promise.all([
+  const [keys, catalog] = await Promise.all([
     all('/keys'),
     api('GET', '/models')
       .then((m) => m.data)
       .catch(() => []),
-    session.role === 'admin'
-      ? api('GET', `/usage?group_by=key&from=${encodeURIComponent(monthStart())}`)
-          .then((u) => u.data)
-          .catch(() => [])
-      : Promise.resolve([]),
   ]);
   models = catalog;
-  const spendByKey = new Map(spend.map((r) => [r.key_id, r.cost_usd]));
   const search = h('input', {
     type: 'search',
     class: 'grow',
@@ -64,7 +57,7 @@ export async function keysPage() {
             'Last used',
             'Expires',
             'Status',
-            'Spend (this month) / budget',
+            'Spend / budget (budget period)',
             '',
           ].map((t) => h('th', { scope: 'col' }, t)),
         ),
@@ -83,7 +76,7 @@ export async function keysPage() {
             (v) => v && String(v).toLowerCase().includes(q),
           )),
     );
-    body.replaceChildren(...rows.map((k) => keyRow(k, spendByKey.get(k.id))));
+    body.replaceChildren(...rows.map(keyRow));
     table.hidden = rows.length === 0;
     empty.hidden = rows.length !== 0;
     empty.textContent =
@@ -112,27 +105,34 @@ export async function keysPage() {
   ];
 }
 
-function monthStart() {
-  const d = new Date();
-  return new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1)).toISOString();
-}
+const PERIODS = { day: 'today', month: 'this month', total: 'in total' };
 
-function keyRow(k, spent) {
-  const managed = k.type === 'managed';
+/** The key's spend in its budget's own period, as the server counts it for the budget. */
+function spendCell(k) {
+  if (!k.spend) return h('td', {}, '—');
   const budget = k.budget ? Number(k.budget.amount_usd) : null;
-  const used = spent === undefined ? 0 : Number(spent);
+  const used = Number(k.spend.spent_usd);
   const share = budget ? Math.min(100, (used / budget) * 100) : 0;
   // Width through the CSSOM: the CSP forbids style attributes.
   const fill = h('span');
   fill.style.width = `${share}%`;
-  const spend = h(
+  return h(
     'td',
-    {},
-    `${fmtUsd(used)} / ${budget === null ? 'no budget' : `${fmtUsd(budget)} per ${k.budget.period}`}`,
+    {
+      class: 'spend',
+      title: k.spend.resets_at ? `Resets ${fmtDate(k.spend.resets_at)}` : 'Never resets',
+    },
+    budget === null
+      ? `${fmtUsd(used)} ${PERIODS[k.spend.period] ?? ''} · no budget`
+      : `${fmtUsd(used)} / ${fmtUsd(budget)} ${k.budget.period === 'total' ? 'in total' : `per ${k.budget.period}`}`,
     budget
       ? h('div', { class: `bar ${used >= budget ? 'over' : ''}`, role: 'presentation' }, fill)
       : null,
   );
+}
+
+function keyRow(k) {
+  const managed = k.type === 'managed';
   const active = k.status === 'active';
   return h(
     'tr',
@@ -144,7 +144,7 @@ function keyRow(k, spent) {
     h('td', {}, fmtDate(k.last_used_at)),
     h('td', {}, k.expires_at ? fmtDate(k.expires_at) : 'never'),
     h('td', {}, h('span', { class: `badge ${k.status}` }, k.status)),
-    spend,
+    spendCell(k),
     h(
       'td',
       { class: 'actions' },
@@ -203,7 +203,11 @@ function keyForm(key) {
       'select',
       { id: 'f-models', multiple: true, size: Math.min(6, Math.max(2, models.length)) },
       ...models.map((m) =>
-        h('option', { value: m.id, selected: key?.models?.includes(m.id) }, m.id),
+        h(
+          'option',
+          { value: m.id, selected: key?.models?.includes(m.id) },
+          m.provider_configured ? m.id : `${m.id} (provider not configured)`,
+        ),
       ),
     );
     const endpointChecks = ENDPOINTS.map((e) =>

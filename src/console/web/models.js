@@ -23,11 +23,16 @@ export async function modelsPage() {
   }
   if (data.length === 0) {
     out.push(
-      stateBox(
-        'No model can be called: configure a provider key (see the README, “Providers”) and restart the gateway.',
-      ),
+      stateBox('The catalog lists no model: add models to config/catalog.yaml and restart.'),
     );
     return out;
+  }
+  if (!data.some((m) => m.provider_configured)) {
+    out.push(
+      stateBox(
+        'No model can be called yet: set a provider key (see the README, “Providers”) and restart the gateway.',
+      ),
+    );
   }
   out.push(
     h(
@@ -46,6 +51,7 @@ export async function modelsPage() {
               'Model',
               'Family',
               'Provider',
+              'Provider configured',
               'Input / 1M',
               'Output / 1M',
               'Cached input / 1M',
@@ -61,19 +67,21 @@ export async function modelsPage() {
           ...data.map((m) =>
             h(
               'tr',
-              {},
+              { 'data-model': m.id },
               h('td', { class: 'mono' }, m.id),
               h('td', {}, m.family),
+              h('td', {}, m.provider),
               h(
                 'td',
-                {},
-                m.provider,
-                ' ',
+                { class: 'configured' },
                 h(
                   'span',
                   { class: `badge ${m.provider_configured ? 'active' : 'expired'}` },
-                  m.provider_configured ? 'configured' : 'no key',
+                  m.provider_configured ? 'yes' : 'no',
                 ),
+                m.provider_configured || !m.provider_key_env
+                  ? null
+                  : [' set ', h('code', {}, m.provider_key_env)],
               ),
               h('td', {}, price(m.pricing_per_million_usd.input)),
               h('td', {}, price(m.pricing_per_million_usd.output)),

@@ -8,13 +8,12 @@ const METRICS = {
   cost: { label: 'Cost (USD)', of: (r) => Number(r.cost_usd ?? 0) },
 };
 const charts = [];
-const state = { range: '7d', metric: 'requests', key: '' };
+const state = { range: '7d', metric: 'requests', key: '', team: '' };
 
 export async function usagePage() {
   const session = getSession();
   const keys = await all('/keys');
   const names = new Map(keys.map((k) => [k.id, k.name ?? k.id]));
-  if (session.role === 'member' && !state.key) state.key = keys[0]?.id ?? '';
   const out = [h('h1', {}, 'Usage')];
   if (session.role === 'member' && keys.length === 0) {
     out.push(
@@ -37,19 +36,37 @@ export async function usagePage() {
     (v) => (state.metric = v),
   );
   const keyOptions = keys.map((k) => [k.id, `${k.name ?? k.id}${k.owner ? ` (${k.owner})` : ''}`]);
+  // A member's usage is their whole team's (revoked keys too): the server scopes it.
   const key = select(
     'Key',
-    session.role === 'admin' ? [['', 'All keys'], ...keyOptions] : keyOptions,
+    [['', session.role === 'admin' ? 'All keys' : `All keys of ${session.team}`], ...keyOptions],
     state.key,
     (v) => (state.key = v),
   );
+  const teams = [...new Set(keys.map((k) => k.owner).filter(Boolean))].sort();
+  const team =
+    session.role === 'admin'
+      ? select(
+          'Team',
+          [['', 'All teams'], ...teams.map((t) => [t, t])],
+          state.team,
+          (v) => (state.team = v),
+        )
+      : null;
   const exportButton = h('button', { type: 'button' }, 'Export CSV');
-  out.push(h('div', { class: 'toolbar' }, range, key, metric, exportButton));
+  out.push(h('div', { class: 'toolbar' }, range, team, key, metric, exportButton));
   const body = h('div', {}, stateBox('Loading usage…'));
   out.push(body);
   const to = new Date();
   const from = new Date(to.getTime() - RANGES[state.range]);
-  const q = `from=${encodeURIComponent(from.toISOString())}&to=${encodeURIComponent(to.toISOString())}${state.key ? `&key_id=${encodeURIComponent(state.key)}` : ''}`;
+  const q = [
+    `from=${encodeURIComponent(from.toISOString())}`,
+    `to=${encodeURIComponent(to.toISOString())}`,
+    state.key ? `key_id=${encodeURIComponent(state.key)}` : '',
+    state.team && session.role === 'admin' ? `team=${encodeURIComponent(state.team)}` : '',
+  ]
+    .filter(Boolean)
+    .join('&');
   const bucket = state.range === '24h' ? 'hour' : 'day';
   const [time, byKey, byModel, recent] = await Promise.all([
     api('GET', `/usage?group_by=${bucket}&${q}`),
@@ -240,6 +257,7 @@ const CSV_COLUMNS = [
   'created_at',
   'request_id',
   'key_id',
+  'team',
   'endpoint',
   'model_requested',
   'model',

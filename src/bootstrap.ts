@@ -30,13 +30,12 @@ export function configureApp(app: NestExpressApplication, logger: Logger): INest
   // Only changes what req.protocol, req.host and req.ip report (lazily, when read): the
   // console reads the first two; rate limits count per key and logs hold no client IP.
   app.set('trust proxy', trustProxy);
-  app.use(requestContextMiddleware(logger, app.get(RequestObserver)));
-  // The usage ledger's row per generation request (absent when KEY_STORE=off). A plain
-  // middleware, not a route-bound Nest one, which would match every path as a route.
+  // Metrics and traces, and the usage ledger's row per generation request (no recorder
+  // when KEY_STORE=off): told by the access log's one 'close' listener per request.
   const recorder = app.get(UsagePipeline).recorder;
-  if (recorder !== null) {
-    app.use(recorder.middleware);
-  }
+  const hooks =
+    recorder === null ? [app.get(RequestObserver)] : [app.get(RequestObserver), recorder];
+  app.use(requestContextMiddleware(logger, hooks));
   if (corsOrigins.length > 0) {
     app.enableCors({
       origin: corsOrigins.includes('*') ? true : corsOrigins,

@@ -17,6 +17,11 @@ async function main(): Promise<void> {
   // The level is read before config validation runs; a bad value is reported by it.
   const level = LOG_LEVELS.find((l) => l === process.env.LOG_LEVEL) ?? 'info';
   const logger = createRootLogger(level);
+  // The log is buffered: a crash must not lose the lines that explain it.
+  process.once('uncaughtException', (err) => {
+    logger.fatal({ err }, 'uncaught exception');
+    logger.flush(() => process.exit(1));
+  });
   try {
     const app = await NestFactory.create<NestExpressApplication>(AppModule, {
       bodyParser: false,
@@ -55,8 +60,8 @@ async function main(): Promise<void> {
     } else {
       logger.fatal({ err: e }, 'gateway failed to start');
     }
-    // Let pino flush before exiting.
-    setTimeout(() => process.exit(1), 50);
+    // The log is buffered: flush it before exiting.
+    logger.flush(() => process.exit(1));
   }
 }
 

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import type { NextFunction } from 'express';
 import { endpointOfPath } from '../auth/key-policy';
 import type { CatalogService } from '../catalog/catalog.service';
 import type { CatalogModel } from '../catalog/catalog.types';
 import type { CanonicalUsage } from '../core/canonical';
 import type { GatewayRequest, GatewayResponse } from '../common/request-context';
+import { observedRequest } from '../observability/observed-request';
 import { type TokenPrices, costPico, tokenPrices } from './cost';
 import type { LedgerRow, Outcome } from './ledger-row';
 
@@ -51,31 +51,21 @@ export class UsageRecorder {
     private readonly sink: LedgerSink,
   ) {}
 
-  /** Express middleware: watches the response; costs one listener per request. */
-  readonly middleware = (req: GatewayRequest, res: GatewayResponse, next: NextFunction): void => {
-    const endpoint = endpointOfPath(req.path);
-    if (endpoint === undefined) {
-      next();
-      return;
+  /** Nothing to note as a request starts: everything is read once it ended. */
+  started(): void {}
+
+  /**
+   * A request hook of the request-context middleware (one 'close' listener serves the
+   * access log, metrics and the ledger): writes the row of a generation request with a key.
+   */
+  ended(req: GatewayRequest, res: GatewayResponse): void {
+    const keyId = req.ctx.keyId;
+    const endpoint = keyId === undefined ? undefined : endpointOfPath(req.path);
+    if (keyId !== undefined && endpoint !== undefined) {
+      // The SSE writer marks the first event written: time to first token on streams.
+      this.sink.enqueue(this.rowOf(req, res, keyId, endpoint, observedRequest(req)?.firstEventAt));
     }
-    let firstByteAt: bigint | undefined;
-    // eslint-disable-next-line @typescript-eslint/unbound-method -- re-applied with its `this` below
-    const write = res.write;
-    // The first body byte marks time to first token on streams; then the original
-    // write is put back, so later chunks pay nothing.
-    res.write = function (this: GatewayResponse, ...args: unknown[]): boolean {
-      firstByteAt = process.hrtime.bigint();
-      res.write = write;
-      return (write as (...a: unknown[]) => boolean).apply(this, args);
-    } as typeof res.write;
-    res.once('close', () => {
-      const keyId = req.ctx.keyId;
-      if (keyId !== undefined) {
-        this.sink.enqueue(this.rowOf(req, res, keyId, endpoint, firstByteAt));
-      }
-    });
-    next();
-  };
+  }
 
   private rowOf(
     req: GatewayRequest,

@@ -197,7 +197,12 @@ describeWithChromium('console sign-in across replicas and behind a proxy', () =>
     });
 
     it('uses CONSOLE_PUBLIC_URL for the redirect URI, whatever the request says', async () => {
-      for (const headers of [{}, FORWARDED, { 'x-forwarded-host': 'evil.example' }]) {
+      const variants: Record<string, string>[] = [
+        {},
+        FORWARDED,
+        { 'x-forwarded-host': 'evil.example' },
+      ];
+      for (const headers of variants) {
         const { authorize } = await startLogin(pinned, headers);
         expect(authorize.searchParams.get('redirect_uri')).toBe(
           'https://console.example.org/console/oidc/callback',

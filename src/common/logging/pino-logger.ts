@@ -2,10 +2,23 @@ import type { LoggerService } from '@nestjs/common';
 import pino, { type Logger } from 'pino';
 import type { LogLevel } from '../../config/app.config';
 
+/** Log lines are written once this many bytes are buffered... */
+const LOG_BUFFER_BYTES = 4096;
+/** ...or after this many milliseconds, whichever comes first. */
+const LOG_FLUSH_MS = 100;
+
 /** The process-wide pino logger: JSON lines on stdout. */
 export function createRootLogger(level: LogLevel): Logger {
-  // Asynchronous writes keep stdout off the request path; pino flushes them on exit.
-  const destination = pino.destination({ dest: 1, sync: false });
+  // Asynchronous, buffered writes keep stdout off the request path: under load one write
+  // carries many access-log lines instead of one system call each (seen in the CPU
+  // profile), and a quiet gateway still shows each line within LOG_FLUSH_MS. main.ts
+  // flushes the buffer before every exit.
+  const destination = pino.destination({
+    dest: 1,
+    sync: false,
+    minLength: LOG_BUFFER_BYTES,
+    periodicFlush: LOG_FLUSH_MS,
+  });
   return pino(
     {
       level,

@@ -21,7 +21,7 @@ const CLIENT_REQUEST_ID = /^[\w.:-]{1,128}$/;
  * reads), and writes one access-log line when the response is over. The line carries
  * ids, model, provider, status, latency and token usage; never bodies or keys.
  */
-export function requestContextMiddleware(logger: Logger, hooks?: RequestHooks) {
+export function requestContextMiddleware(logger: Logger, hooks: readonly RequestHooks[] = []) {
   return (request: Request, res: Response, next: NextFunction): void => {
     const req = request as GatewayRequest;
     const incoming = req.headers['x-request-id'];
@@ -32,7 +32,9 @@ export function requestContextMiddleware(logger: Logger, hooks?: RequestHooks) {
     req.ctx = { requestId, startedAt: process.hrtime.bigint() };
     res.setHeader('x-request-id', requestId);
     res.setHeader('request-id', requestId);
-    hooks?.started(req);
+    for (const hook of hooks) {
+      hook.started(req);
+    }
     res.once('close', () => {
       const ctx = req.ctx;
       const latencyMs = Number(process.hrtime.bigint() - ctx.startedAt) / 1e6;
@@ -57,7 +59,10 @@ export function requestContextMiddleware(logger: Logger, hooks?: RequestHooks) {
         },
         'request',
       );
-      hooks?.ended(req, res, { latencyMs, outcome });
+      const end = { latencyMs, outcome } as const;
+      for (const hook of hooks) {
+        hook.ended(req, res, end);
+      }
     });
     next();
   };

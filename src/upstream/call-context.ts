@@ -3,6 +3,9 @@ import type { GatewayRequest, GatewayResponse } from '../common/request-context'
 import { linkUpstreamSignal } from '../observability/observed-request';
 import type { CallContext } from './provider.interface';
 
+/** Why an upstream call was cancelled when its response closed: an AbortError, as abort() gives. */
+export const RESPONSE_CLOSED = new DOMException('The response closed.', 'AbortError');
+
 /**
  * Builds the per-call context: its signal aborts as soon as the response is over, however
  * it ended, which cancels the upstream request at once. A client that went away is the
@@ -12,7 +15,9 @@ import type { CallContext } from './provider.interface';
  */
 export function createCallContext(req: GatewayRequest, res: GatewayResponse): CallContext {
   const controller = new AbortController();
-  res.once('close', () => controller.abort());
+  // One shared reason: abort() without one builds a DOMException, stack trace included, on
+  // every request (it showed in the CPU profile), though after a normal end nobody reads it.
+  res.once('close', () => controller.abort(RESPONSE_CLOSED));
   // Lets the upstream client attribute its timing and trace span to this request.
   linkUpstreamSignal(controller.signal, req);
   return {

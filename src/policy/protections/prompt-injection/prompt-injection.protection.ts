@@ -12,6 +12,9 @@ import { type LabeledPart, PROMPT_INJECTION_TOOL, type ProtectionTool } from '..
 import { warmUpDetector } from './detector';
 import { PromptInjectionCheck } from './prompt-injection.check';
 
+/** Long enough for app.listen() to finish after the module init hooks. */
+const WARM_UP_DELAY_MS = 500;
+
 /** `prompt_injection_protection`: scans what the client sent before the upstream call. */
 @RegisterProtection({ order: 10 })
 @Injectable()
@@ -33,11 +36,13 @@ export class PromptInjectionProtection implements Protection<InjectionSettings>,
   }
 
   /**
-   * Compiles the detector's patterns at boot, not on the first protected request, and
-   * checks the operator's PROMPT_INJECTION_DETECTOR_MODEL.
+   * Compiles the detector's patterns soon after boot, not on the first protected request,
+   * and checks the operator's PROMPT_INJECTION_DETECTOR_MODEL. The compiling (~130 ms)
+   * waits until the server is listening, off the cold start; a protected request that
+   * comes first compiles what it needs itself.
    */
   onModuleInit(): void {
-    warmUpDetector();
+    setTimeout(warmUpDetector, WARM_UP_DELAY_MS).unref();
     const model = this.defaults.detectorModel;
     this.judge.checkAtBoot('PROMPT_INJECTION_DETECTOR_MODEL', model, this.logger);
   }

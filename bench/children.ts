@@ -221,9 +221,12 @@ export async function startGateway(
   const port = await freePort();
   const logPath = join(dir, `gateway-${port}.log`);
   const logFd = openSync(logPath, 'a');
-  const args = [...(options.nodeArgs ?? []), join(ROOT, 'dist', 'main.js')];
+  // BENCH_GATEWAY_ROOT: another checkout's build (say, the commit before a change), run
+  // against the same upstream and bench code for a before/after comparison.
+  const root = process.env.BENCH_GATEWAY_ROOT ?? ROOT;
+  const args = [...(options.nodeArgs ?? []), join(root, 'dist', 'main.js')];
   const child = spawn(process.execPath, args, {
-    cwd: ROOT,
+    cwd: root,
     stdio: ['ignore', logFd, logFd],
     env: {
       PATH: process.env.PATH ?? '',

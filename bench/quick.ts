@@ -11,7 +11,14 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LATENCY_CASES } from './cases';
-import { ensureBuilt, startGateway, startUpstream, stopChild, writeCatalog } from './children';
+import {
+  cpuTimeMs,
+  ensureBuilt,
+  startGateway,
+  startUpstream,
+  stopChild,
+  writeCatalog,
+} from './children';
 import { useKey } from './bodies';
 import { benchDatabase, deployedEnv, issueKey } from './deployment';
 import { startBare } from './floor';
@@ -76,8 +83,13 @@ async function main(): Promise<void> {
     }
     const lat = (await latencies(targets, anomalies)).map((s) => summarize(s));
     const rps: number[] = [];
+    let cpuUs = NaN;
     for (const t of targets) {
+      const before = cpuTimeMs(gw.child.pid);
       const r = await cannon(t, CHAT_REQUEST, 64, LOAD_S);
+      if (t.name === 'gateway') {
+        cpuUs = (((cpuTimeMs(gw.child.pid) ?? NaN) - (before ?? NaN)) * 1000) / r.requests.total;
+      }
       if (r.non2xx + r.errors > 0) {
         throw new Error(`${t.origin}: ${r.non2xx} non-2xx, ${r.errors} errors`);
       }
@@ -92,7 +104,9 @@ async function main(): Promise<void> {
         `${name.padEnd(8)} p50 ${lat[i].p50} p99 ${lat[i].p99}${added}  rps@64 ${round(rps[i], 0)}`,
       );
     }
-    log(`gateway/bare throughput ${round(rps[2] / rps[1], 3)}`);
+    log(
+      `gateway/bare throughput ${round(rps[2] / rps[1], 3)}; gateway CPU ${round(cpuUs, 0)} µs per request`,
+    );
   } finally {
     for (const t of targets) {
       await t.pool.close();

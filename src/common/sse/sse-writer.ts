@@ -196,10 +196,26 @@ class SseResponse {
   }
 
   private write(chunk: string): void {
+    // Frames produced in one tick (an upstream read often carries several) leave in one
+    // system call: corked until the tick's synchronous work is done, then flushed at once.
+    if (!this.corked) {
+      this.corked = true;
+      this.res.cork();
+      process.nextTick(this.uncork);
+    }
     if (!this.res.write(chunk)) {
       this.opts.flow.pause();
     }
   }
+
+  private corked = false;
+
+  private readonly uncork = (): void => {
+    if (this.corked) {
+      this.corked = false;
+      this.res.uncork();
+    }
+  };
 
   private detach(): void {
     this.registry?.delete(this);
@@ -227,6 +243,7 @@ class SseResponse {
         ctx.errorCode = error.code ?? String(error.status);
       }
     }
+    this.uncork();
     if (outcome !== 'client_closed') {
       this.res.end();
     }

@@ -9,6 +9,8 @@ export interface Candidate {
   limiter?: DeploymentLimiter;
 }
 
+const hasLimits = (c: Candidate): boolean => c.limiter !== undefined;
+
 function weighted(candidates: readonly Candidate[], random: () => number): Candidate {
   const total = candidates.reduce((sum, c) => sum + c.deployment.weight, 0);
   if (total <= 0) {
@@ -40,7 +42,7 @@ export function pickDeployment(
   random: () => number = Math.random,
   sticky?: string,
 ): Candidate | undefined {
-  const all = candidates.some((c) => c.limiter !== undefined)
+  const all = candidates.some(hasLimits)
     ? candidates.filter((c) => c.limiter === undefined || c.limiter.waitMs(now) === 0)
     : candidates;
   if (all.length === 0) {

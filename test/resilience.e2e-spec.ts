@@ -53,6 +53,10 @@ models:
     UPSTREAM_EJECT_CONSECUTIVE_FAILURES: '3',
     UPSTREAM_EJECT_COOLDOWN_MS: '300',
     UPSTREAM_EJECT_MAX_COOLDOWN_MS: '300',
+    // Ten concurrent requests may have up to five first attempts fail at once on the flaky
+    // deployment of the load test; a 20% budget (3 retries at once) would turn some into
+    // client errors by design. The budget itself is covered by its spec.
+    UPSTREAM_RETRY_BUDGET_PERCENT: '100',
   });
 });
 
@@ -66,14 +70,43 @@ beforeEach(async () => {
     u.fault = 'ok';
     u.script = [];
   }
-  // Let every breaker a previous test opened cool down and close on a healthy probe.
-  await new Promise((r) => setTimeout(r, 350));
-  await post('chat', 'gpt-pair', false);
-  await post('chat', 'gpt-pair', false);
+  // Every breaker a previous test opened cools down and closes on a healthy probe: probe
+  // until both deployments of gpt-pair (the only model with two) say so, however slow the
+  // machine, instead of counting on a sleep and two draws of the picker.
+  await waitFor(async () => {
+    const states = Object.values(await pairStates());
+    if (states.every((s) => s === 'closed')) {
+      return true;
+    }
+    await post('chat', 'gpt-pair', false);
+    return false;
+  });
   for (const u of [a, b, c]) {
     u.requests.length = 0;
   }
 });
+
+/** Polls `check` every 20 ms, for at most `ms` (generous: a loaded machine is slow). */
+async function waitFor(check: () => Promise<boolean>, ms = 15_000): Promise<void> {
+  const until = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > until) {
+      throw new Error('the awaited state never came');
+    }
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+/** The breaker state of each deployment of gpt-pair. */
+async function pairStates(): Promise<Record<string, string>> {
+  const res = await fetch(`${gw.origin}/health/upstreams`);
+  const body = (await res.json()) as {
+    deployments: { model: string; provider: string; state: string }[];
+  };
+  return Object.fromEntries(
+    body.deployments.filter((d) => d.model === 'gpt-pair').map((d) => [d.provider, d.state]),
+  );
+}
 
 interface Answer {
   status: number;
@@ -193,8 +226,12 @@ describe('retries before anything reached the client', () => {
       expectAnswer(endpoint, stream, answer);
       expect(served(answer)).toEqual(['gpt-solo', 'dep-a', 2]);
       expect(a.requests).toHaveLength(2);
-      // A hang costs one first-byte deadline (400 ms), the others one short backoff.
-      expect(answer.ms).toBeLessThan(fault === 'hang' ? 1500 : 800);
+      // A hang costs one first-byte deadline (400 ms), the others one short backoff (10-40
+      // ms); the bounds leave room for a loaded machine but not for a default timeout.
+      if (fault === 'hang') {
+        expect(answer.ms).toBeGreaterThanOrEqual(390);
+      }
+      expect(answer.ms).toBeLessThan(fault === 'hang' ? 3000 : 2000);
     },
   );
 
@@ -236,7 +273,7 @@ describe('failures after the stream started', () => {
     const answer = await post(endpoint, 'gpt-solo', true);
     expect(answer.status).toBe(200);
     expect(answer.text).toMatch(endpoint === 'chat' ? /"error"/ : /event: error/);
-    expect(answer.ms).toBeLessThan(1500);
+    expect(answer.ms).toBeLessThan(3000);
     // The native chat relay commits at the upstream's head; the translated paths at the
     // first event: either way the stream started, so it is never retried.
     expect(a.requests).toHaveLength(1);
@@ -345,39 +382,38 @@ describe('deployments and fallbacks', () => {
 
 describe('breakers', () => {
   it('ejects a failing deployment, shows it, and restores it after a healthy probe', async () => {
-    const states = async (): Promise<Record<string, string>> => {
-      const res = await fetch(`${gw.origin}/health/upstreams`);
-      const body = (await res.json()) as {
-        deployments: { model: string; provider: string; state: string }[];
-      };
-      return Object.fromEntries(
-        body.deployments.filter((d) => d.model === 'gpt-pair').map((d) => [d.provider, d.state]),
-      );
-    };
+    const states = pairStates;
     a.fault = 'error_503';
     // The picker draws at random: dep-a is tried first on about half of the requests, and
-    // three failures in a row eject it.
-    for (let i = 0; i < 40 && (await states())['dep-a'] !== 'open'; i++) {
+    // three failures in a row eject it. The state seen last is the one checked (asking again
+    // could find the cooldown over on a slow machine).
+    let seen = await states();
+    for (let i = 0; i < 40 && seen['dep-a'] !== 'open'; i++) {
       expectAnswer('chat', false, await post('chat', 'gpt-pair', false));
+      seen = await states();
     }
-    expect(await states()).toEqual({ 'dep-a': 'open', 'dep-b': 'closed' });
+    expect(seen).toEqual({ 'dep-a': 'open', 'dep-b': 'closed' });
     const metrics = await gw.app.get(MetricsService).scrape();
     expect(metrics).toMatch(
       /gateway_upstream_breaker_state\{model="gpt-pair",provider="dep-a"\} 2/,
     );
-    // While ejected, dep-a takes no traffic.
+    // While ejected, dep-a takes no traffic: at most one (failing) half-open probe per
+    // 300 ms cooldown that ends while the four requests run (more than one on a slow machine).
     a.requests.length = 0;
+    const started = Date.now();
     for (let i = 0; i < 4; i++) {
       await post('chat', 'gpt-pair', false);
     }
-    // At most one half-open probe, should the 300 ms cooldown end on a loaded machine.
-    expect(a.requests.length).toBeLessThanOrEqual(1);
+    expect(a.requests.length).toBeLessThanOrEqual(1 + Math.floor((Date.now() - started) / 300));
     a.fault = 'ok';
-    await new Promise((r) => setTimeout(r, 350));
     // Half-open after its cooldown: the first request drawn to it is the probe.
-    for (let i = 0; i < 40 && (await states())['dep-a'] !== 'closed'; i++) {
+    await waitFor(async () => {
+      if ((await states())['dep-a'] === 'closed') {
+        return true;
+      }
       expectAnswer('chat', false, await post('chat', 'gpt-pair', false));
-    }
+      return false;
+    });
     expect(await states()).toEqual({ 'dep-a': 'closed', 'dep-b': 'closed' });
     expect(a.requests.length).toBeGreaterThan(0);
     expect(gw.rawLogs.join('')).toContain('deployment gpt-pair@dep-a: closed -> open');
@@ -410,23 +446,25 @@ describe('breakers', () => {
       );
     }
     expect(results.filter((r) => r.status !== 200)).toEqual([]);
-    const deployments = await health();
-    expect(deployments.map((d) => d.in_flight)).toEqual(deployments.map(() => 0));
+    // In flight counts drop when each response closed, which may trail its last byte.
+    await waitFor(async () => (await health()).every((d) => d.in_flight === 0));
     expect((await depAOf())?.ejections).toBeGreaterThan(ejectedBefore);
     expect(a.requests.length).toBeLessThan(b.requests.length);
     // Back to its level: nothing in flight (above), no socket beyond the client's
     // keep-alive pool (one per concurrent request; a round's sockets may still be closing
     // when the next round opens its own).
-    await new Promise((r) => setTimeout(r, 100));
-    expect(await openSockets()).toBeLessThanOrEqual(before + 20);
+    await waitFor(async () => (await openSockets()) <= before + 20);
     global.gc?.();
     expect(process.memoryUsage().heapUsed - heapBefore).toBeLessThan(64 * 1024 * 1024);
     // Healthy again: restored after its cooldown by a successful probe.
     a.script = [];
-    await new Promise((r) => setTimeout(r, 350));
-    for (let i = 0; i < 40 && (await depAOf())?.state !== 'closed'; i++) {
+    await waitFor(async () => {
+      if ((await depAOf())?.state === 'closed') {
+        return true;
+      }
       expectAnswer('chat', false, await post('chat', 'gpt-pair', false));
-    }
+      return false;
+    });
     expect((await depAOf())?.state).toBe('closed');
   }, 60_000);
 });

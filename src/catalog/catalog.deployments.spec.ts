@@ -84,6 +84,24 @@ describe('catalog deployments, fallbacks, retry and timeouts', () => {
     ]);
   });
 
+  it("reads a deployment's own limits, and keeps a one-entry list that has them", () => {
+    const catalog = parse(`
+  - id: limited
+    deployments:
+      - { provider: openai, limits: { max_concurrent: 4, requests_per_minute: 60, tokens_per_minute: 9000 } }${MODEL}
+  - id: plain
+    deployments: [{ provider: openai }]${MODEL}`);
+    expect(catalog.models.get('limited')?.deployments?.map((d) => d.limits)).toEqual([
+      { maxConcurrent: 4, requestsPerMinute: 60, tokensPerMinute: 9000 },
+    ]);
+    expect(catalog.models.get('plain')?.deployments).toBeUndefined();
+    expect(
+      problems(`
+  - id: bad
+    deployments: [{ provider: openai, limits: { max_concurrent: 0 } }]${MODEL}`),
+    ).toEqual([expect.stringMatching(/max_concurrent/)]);
+  });
+
   it('rejects retry and timeout values that make no sense', () => {
     expect(
       problems(`

@@ -5,6 +5,7 @@ import { parse as parseYaml } from 'yaml';
 import type { WireFormat } from '../core/canonical';
 import {
   CatalogFileSchema,
+  type DeploymentLimitsSchema,
   ModelSchema,
   ProviderSchema,
   type RetrySchema,
@@ -15,6 +16,7 @@ import type {
   CatalogDeployment,
   CatalogModel,
   CatalogProvider,
+  DeploymentLimits,
   RetrySettings,
   TimeoutSettings,
 } from './catalog.types';
@@ -70,6 +72,16 @@ function toTimeouts(t: TimeoutsSchema | undefined): Partial<TimeoutSettings> | u
         firstByteMs: t.first_byte_ms,
         idleMs: t.idle_ms,
         totalMs: t.total_ms,
+      });
+}
+
+function toLimits(l: DeploymentLimitsSchema | undefined): DeploymentLimits | undefined {
+  return l === undefined
+    ? undefined
+    : defined({
+        maxConcurrent: l.max_concurrent,
+        requestsPerMinute: l.requests_per_minute,
+        tokensPerMinute: l.tokens_per_minute,
       });
 }
 
@@ -155,7 +167,8 @@ function toModel(
     },
     endpoints: new Set(endpoints),
     upstreamApi,
-    deployments: deployments.length > 1 ? deployments : undefined,
+    // A single deployment is the model's own provider, unless it has limits to count.
+    deployments: deployments.length > 1 || deployments[0].limits ? deployments : undefined,
     fallbacks: m.fallbacks,
     retry: toRetry(m.retry),
     timeouts: toTimeouts(m.timeouts),
@@ -190,10 +203,12 @@ function toDeployments(
       }
       return;
     }
+    const limits = toLimits(d.limits);
     out.push({
       provider,
       upstreamId: d.upstream_id ?? m.upstream_id ?? m.id,
       weight: d.weight ?? 1,
+      ...(limits === undefined ? {} : { limits }),
     });
   });
   return out.length === listed.length ? out : undefined;

@@ -42,11 +42,22 @@ export class TimeoutsSchema {
   @IsOptional() @IsInt() @Min(1) total_ms?: number;
 }
 
+/** A deployment's own limits (see src/resilience/deployment-limiter.ts). */
+export class DeploymentLimitsSchema {
+  @IsOptional() @IsInt() @Min(1) max_concurrent?: number;
+  @IsOptional() @IsInt() @Min(1) requests_per_minute?: number;
+  @IsOptional() @IsInt() @Min(1) tokens_per_minute?: number;
+}
+
 /** One deployment of a model: a provider entry and the model id it knows it by. */
 export class DeploymentSchema {
   @IsString() @IsNotEmpty() provider!: string;
   @IsOptional() @IsString() @IsNotEmpty() upstream_id?: string;
   @IsOptional() @IsNumber() @Min(0) weight?: number;
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => DeploymentLimitsSchema)
+  limits?: DeploymentLimitsSchema;
 }
 
 export class ProviderSchema {

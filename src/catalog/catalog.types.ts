@@ -44,6 +44,15 @@ export interface CatalogDeployment {
   upstreamId: string;
   /** Share of the traffic among healthy deployments (0: only when the others are down). */
   weight: number;
+  /** Its own limits: when it is at one, the picker skips it. */
+  limits?: DeploymentLimits;
+}
+
+/** A deployment's own limits (each key optional), counted per gateway replica. */
+export interface DeploymentLimits {
+  maxConcurrent?: number;
+  requestsPerMinute?: number;
+  tokensPerMinute?: number;
 }
 
 export interface ModelPricing {

@@ -1,11 +1,15 @@
 import type { CatalogDeployment } from '../catalog/catalog.types';
 import type { DeploymentHealth } from './deployment-health';
+import type { DeploymentLimiter } from './deployment-limiter';
 
-/** A deployment with its health, as the picker weighs it. */
+/** A deployment with its health (and its own limits, when it has any), as the picker weighs it. */
 export interface Candidate {
   deployment: CatalogDeployment;
   health: DeploymentHealth;
+  limiter?: DeploymentLimiter;
 }
+
+const hasLimits = (c: Candidate): boolean => c.limiter !== undefined;
 
 function weighted(candidates: readonly Candidate[], random: () => number): Candidate {
   const total = candidates.reduce((sum, c) => sum + c.deployment.weight, 0);
@@ -28,15 +32,22 @@ function weighted(candidates: readonly Candidate[], random: () => number): Candi
  * a deployment that slows down (its requests pile up) gets less. Healthy deployments not yet
  * tried by this request come first, then healthy ones again (retries on a single one); when every one is ejected, the one whose
  * cooldown ends first is tried anyway, once (never a hard failure while a degraded answer is
- * possible: Envoy's `max_ejection_percent` below 100%).
+ * possible: Envoy's `max_ejection_percent` below 100%). A deployment at its own limits is
+ * not a candidate at all.
  */
 export function pickDeployment(
-  all: readonly Candidate[],
+  candidates: readonly Candidate[],
   tried: ReadonlySet<CatalogDeployment>,
   now: number,
   random: () => number = Math.random,
   sticky?: string,
 ): Candidate | undefined {
+  const all = candidates.some(hasLimits)
+    ? candidates.filter((c) => c.limiter === undefined || c.limiter.waitMs(now) === 0)
+    : candidates;
+  if (all.length === 0) {
+    return undefined;
+  }
   const healthy = all.filter((c) => c.health.available(now));
   if (healthy.length === 0) {
     // Another deployment already failed for this request: no degraded try on an ejected one.
@@ -91,4 +102,20 @@ function stickyChoice(healthy: readonly Candidate[], key: string): Candidate {
     }
   }
   return best;
+}
+
+/**
+ * When every deployment of a model is at its own limits: the milliseconds until the first
+ * one may take a request again. Undefined when one may take it now, or one has no limits.
+ */
+export function capacityWaitMs(candidates: readonly Candidate[], now: number): number | undefined {
+  let wait: number | undefined;
+  for (const c of candidates) {
+    const ms = c.limiter?.waitMs(now) ?? 0;
+    if (ms === 0) {
+      return undefined;
+    }
+    wait = wait === undefined ? ms : Math.min(wait, ms);
+  }
+  return wait;
 }

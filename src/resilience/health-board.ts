@@ -5,6 +5,7 @@ import type { CatalogDeployment, CatalogModel } from '../catalog/catalog.types';
 import type { AllConfig } from '../config';
 import { MetricsService } from '../observability/metrics/metrics.service';
 import { type BreakerSettings, type BreakerState, DeploymentHealth } from './deployment-health';
+import { DeploymentLimiter } from './deployment-limiter';
 import type { Candidate } from './deployment-picker';
 
 /** One deployment's state, as `GET /health/upstreams` shows it. */
@@ -66,6 +67,7 @@ export class HealthBoard implements OnModuleInit {
           candidates.some((c) => c.deployment !== deployment && c.health.state === 'closed');
         candidates.push({
           deployment,
+          limiter: deployment.limits && new DeploymentLimiter(deployment.limits),
           health: new DeploymentHealth(
             `${model.id}@${deployment.provider.name}`,
             model.id,

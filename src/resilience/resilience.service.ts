@@ -6,16 +6,21 @@ import type {
   RetrySettings,
   TimeoutSettings,
 } from '../catalog/catalog.types';
-import { ClientClosedRequestError, UpstreamTimeoutError } from '../common/errors/gateway-errors';
+import {
+  ClientClosedRequestError,
+  DeploymentsAtCapacityError,
+  UpstreamTimeoutError,
+} from '../common/errors/gateway-errors';
 import type { GatewayRequest, GatewayResponse } from '../common/request-context';
 import type { AllConfig } from '../config';
+import type { CanonicalUsage } from '../core/canonical';
 import type { UpstreamConfig } from '../config/upstream.config';
 import { linkUpstreamSignal } from '../observability/observed-request';
 import { setCallTimeouts } from '../upstream/call-timeouts';
 import type { CallContext, UpstreamProvider } from '../upstream/provider.interface';
 import { ProviderRegistry } from '../upstream/provider-registry';
 import { type BreakerState, type DeploymentHealth } from './deployment-health';
-import { type Candidate, pickDeployment } from './deployment-picker';
+import { type Candidate, capacityWaitMs, pickDeployment } from './deployment-picker';
 import { HealthBoard } from './health-board';
 import { backoffMs, isRetryable } from './retry-policy';
 import { RetryBudget } from './retry-budget';
@@ -98,6 +103,17 @@ export class ResilienceService {
   }
 
   /**
+   * The head of a held stream goes out before any attempt served (keep-alives while the
+   * upstreams are slow): only the requested model is known then. The deployment and attempts
+   * that served follow as an SSE comment and in the log.
+   */
+  heldHead(res: GatewayResponse, requested: CatalogModel): void {
+    res.setHeader(MODEL_HEADER, requested.id);
+    res.removeHeader(DEPLOYMENT_HEADER);
+    res.removeHeader(ATTEMPTS_HEADER);
+  }
+
+  /**
    * Serves the request through `attempt`, trying `models` in order; resolves with the first
    * attempt that resolves, rejects with the last error when none did (or at once with a
    * failure no retry can fix). Sets the `x-gateway-*` headers and the log context.
@@ -128,9 +144,17 @@ export class ResilienceService {
     );
     let attempts = 0;
     let lastError: Error | undefined;
+    let capacityWait: number | undefined;
+    // One deadline for the whole request, set by the requested model: a fallback gets what
+    // is left of it (and no more than its own total).
+    let requestDeadline = Infinity;
     for (const model of models) {
       const settings = this.settingsOf(model);
-      const deadline = Date.now() + settings.timeouts.totalMs;
+      const now = Date.now();
+      if (requestDeadline === Infinity) {
+        requestDeadline = now + settings.timeouts.totalMs;
+      }
+      const deadline = Math.min(requestDeadline, now + settings.timeouts.totalMs);
       const candidates = this.board.candidatesOf(model);
       const tried = new Set<CatalogDeployment>();
       for (let i = 0; i < settings.retry.attempts; i++) {
@@ -150,13 +174,30 @@ export class ResilienceService {
           }
           const picked = pickDeployment(candidates, tried, Date.now(), Math.random, sticky);
           if (picked === undefined) {
+            const wait = tried.size === 0 ? capacityWaitMs(candidates, Date.now()) : undefined;
+            if (wait !== undefined) {
+              capacityWait = Math.min(capacityWait ?? wait, wait);
+            }
             break;
           }
           tried.add(picked.deployment);
           attempts++;
           this.mark(req, res, model, picked.deployment, attempts);
           try {
-            return await this.once(req, served, parent, model, picked, settings, deadline, attempt);
+            const value = await this.once(
+              req,
+              served,
+              parent,
+              model,
+              picked,
+              settings,
+              deadline,
+              attempt,
+            );
+            if (res.headersSent) {
+              servedComment(req, res);
+            }
+            return value;
           } catch (e) {
             const error = e instanceof Error ? e : new Error(String(e));
             lastError = error;
@@ -174,6 +215,9 @@ export class ResilienceService {
         }
       }
     }
+    if (lastError === undefined && capacityWait !== undefined) {
+      throw new DeploymentsAtCapacityError(models[0].id, capacityWait);
+    }
     throw lastError ?? new UpstreamTimeoutError('No deployment could take the request in time.');
   }
 
@@ -188,13 +232,15 @@ export class ResilienceService {
     deadline: number,
     attempt: (a: Attempt) => Promise<T>,
   ): Promise<T> {
-    const { deployment, health } = picked;
+    const { deployment, health, limiter } = picked;
     const controller = new AbortController();
     const onParentAbort = (): void => controller.abort(parent.signal.reason);
     parent.signal.addEventListener('abort', onParentAbort, { once: true });
     linkUpstreamSignal(controller.signal, req);
+    const remaining = Math.max(0, deadline - Date.now());
     setCallTimeouts(controller.signal, {
-      headersMs: settings.timeouts.firstByteMs,
+      connectMs: settings.timeouts.connectMs,
+      headersMs: Math.min(settings.timeouts.firstByteMs, remaining),
       bodyMs: settings.timeouts.idleMs,
     });
     // The total deadline also cuts a stream that started: its reason becomes the error.
@@ -202,13 +248,14 @@ export class ResilienceService {
       () =>
         controller.abort(
           new UpstreamTimeoutError(
-            `The upstream did not finish within the deadline (${settings.timeouts.totalMs} ms).`,
+            `The upstream did not finish within the request's deadline (${settings.timeouts.totalMs} ms for ${model.id}, fallbacks included).`,
           ),
         ),
-      Math.max(0, deadline - Date.now()),
+      remaining,
     );
     timer.unref();
     health.started();
+    limiter?.acquire();
     const ctx: CallContext = {
       ...parent,
       signal: controller.signal,
@@ -219,12 +266,13 @@ export class ResilienceService {
         ? model
         : { ...model, provider: deployment.provider, upstreamId: deployment.upstreamId };
     let settled = false;
-    const release = (): void => {
+    const release = (usage?: CanonicalUsage): void => {
       clearTimeout(timer);
       parent.signal.removeEventListener('abort', onParentAbort);
       if (!settled) {
         settled = true;
         health.released();
+        limiter?.release(usage);
       }
     };
     try {
@@ -234,10 +282,12 @@ export class ResilienceService {
         ctx,
       });
       health.succeeded();
+      // The tokens of the answer count against the deployment's limits once it ended.
+      const done = limiter === undefined ? release : (): void => release(req.ctx.usage);
       if (parent.signal.aborted) {
-        release(); // the response closed already: no 'close' is coming
+        done(); // the response closed already: no 'close' is coming
       } else {
-        served.release = release;
+        served.release = done;
       }
       return value;
     } catch (e) {
@@ -268,6 +318,19 @@ export class ResilienceService {
       res.setHeader(DEPLOYMENT_HEADER, deployment.provider.name);
       res.setHeader(ATTEMPTS_HEADER, String(attempts));
     }
+  }
+}
+
+/**
+ * A stream whose head went out (keep-alives while the upstreams were slow) before an attempt
+ * served: its headers only named the requested model, so the serving model, deployment and
+ * attempts go out as an SSE comment, which every client ignores (they are in the log too).
+ */
+function servedComment(req: GatewayRequest, res: GatewayResponse): void {
+  if (!res.writableEnded) {
+    res.write(
+      `: ${MODEL_HEADER}: ${req.ctx.model}\n: ${DEPLOYMENT_HEADER}: ${req.ctx.provider}\n: ${ATTEMPTS_HEADER}: ${req.ctx.attempts}\n\n`,
+    );
   }
 }
 

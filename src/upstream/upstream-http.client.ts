@@ -1,11 +1,11 @@
 import { Inject, Injectable, OnApplicationShutdown } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import type { Observable } from 'rxjs';
-import { Agent } from 'undici';
 import type { StreamFraming } from '../catalog/provider-kind';
 import type { SseFrame } from '../common/sse/sse-writer';
 import type { AllConfig } from '../config';
 import { observedBySignal } from '../observability/observed-request';
+import { AgentPool } from './agent-pool';
 import { callTimeoutsOf } from './call-timeouts';
 import type { CallContext } from './provider.interface';
 import { Redactor } from './redactor';
@@ -48,7 +48,7 @@ export interface UpstreamAnswer {
  */
 @Injectable()
 export class UpstreamHttpClient implements OnApplicationShutdown {
-  private readonly agent: Agent;
+  private readonly agents: AgentPool;
   private readonly maxAnswerBytes: number;
   private readonly maxEventBytes: number;
   private readonly redactText = (text: string): string => this.redactor.redact(text);
@@ -62,13 +62,15 @@ export class UpstreamHttpClient implements OnApplicationShutdown {
     const c = config.get('upstream', { infer: true });
     this.maxAnswerBytes = c.maxAnswerBytes;
     this.maxEventBytes = c.maxEventBytes;
-    this.agent = new Agent({
-      connections: c.maxConnections === 0 ? null : c.maxConnections,
-      keepAliveTimeout: c.keepAliveTimeoutMs,
-      headersTimeout: c.headersTimeoutMs,
-      bodyTimeout: c.bodyTimeoutMs,
-      connect: { timeout: c.connectTimeoutMs },
-    });
+    this.agents = new AgentPool(
+      {
+        connections: c.maxConnections === 0 ? null : c.maxConnections,
+        keepAliveTimeout: c.keepAliveTimeoutMs,
+        headersTimeout: c.headersTimeoutMs,
+        bodyTimeout: c.bodyTimeoutMs,
+      },
+      c.connectTimeoutMs,
+    );
   }
 
   /** Sends the request; resolves with any HTTP status, rejects with typed errors. */
@@ -83,7 +85,7 @@ export class UpstreamHttpClient implements OnApplicationShutdown {
     // Deadlines of this attempt when the resilience layer set them; else the agent's.
     const timeouts = callTimeoutsOf(req.signal);
     try {
-      const res = await this.agent.request({
+      const res = await this.agents.get(timeouts?.connectMs).request({
         origin: new URL(req.url).origin,
         path: req.url.slice(req.url.indexOf('/', req.url.indexOf('//') + 2)),
         method: req.method,
@@ -179,6 +181,6 @@ export class UpstreamHttpClient implements OnApplicationShutdown {
    * cut at SHUTDOWN_TIMEOUT_MS; anything still open upstream is destroyed, not awaited.
    */
   async onApplicationShutdown(): Promise<void> {
-    await this.agent.destroy();
+    await this.agents.destroy();
   }
 }

@@ -210,6 +210,19 @@ export class RateLimitExceededError extends GatewayError {
   }
 }
 
+/** Every deployment that could serve the request is at its own catalog limits (429, `retry-after`). */
+export class DeploymentsAtCapacityError extends GatewayError {
+  constructor(model: string, waitMs: number) {
+    const seconds = Math.max(1, Math.ceil(waitMs / 1000));
+    super(
+      429,
+      'rate_limit',
+      `Every deployment of '${model}' (and of its fallbacks) is at its limits; retry after ${seconds} s.`,
+      { code: 'deployments_at_capacity', headers: { 'retry-after': String(seconds) } },
+    );
+  }
+}
+
 /** The shared rate-limit store cannot be reached and limits fail closed (503). */
 export class RateLimiterUnavailableError extends GatewayError {
   constructor() {

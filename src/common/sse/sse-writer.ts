@@ -61,6 +61,8 @@ export function writeSse(res: Response, frames: Observable<SseFrame>, opts: SseW
 export interface SseStartOptions extends SseWriteOptions {
   /** How long to send nothing while the source starts (see {@link writeSseWhenStarted}). */
   holdMs: number;
+  /** Called just before the hold ends with the head committed while the source still starts. */
+  onHeldCommit?(): void;
 }
 
 /**
@@ -77,7 +79,10 @@ export async function writeSseWhenStarted(
   opts: SseStartOptions,
 ): Promise<void> {
   const stream = new SseResponse(res, opts);
-  const hold = setTimeout(() => stream.keepalive(), opts.holdMs);
+  const hold = setTimeout(() => {
+    opts.onHeldCommit?.();
+    stream.keepalive();
+  }, opts.holdMs);
   hold.unref();
   let frames: Observable<SseFrame>;
   try {

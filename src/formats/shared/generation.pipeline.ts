@@ -83,7 +83,7 @@ export class GenerationPipeline {
     }
     // Errors after the head was committed go out in the format of the attempt that failed.
     let fail: (error: GatewayError) => SseFrame[] = () => [];
-    const frames = this.resilience.run(
+    const started = this.resilience.run(
       req,
       res,
       ctx,
@@ -96,11 +96,20 @@ export class GenerationPipeline {
       },
       sticky,
     );
+    // Verdicts settle once no attempt is left, never on a retried one (an error envelope
+    // settles them in its filter; a head committed early needs it here).
+    const frames = isProtected
+      ? started.catch((error: unknown) => {
+          this.outputs.failed(req, res);
+          throw error;
+        })
+      : started;
     return writeSseWhenStarted(res, frames, {
       keepaliveMs: this.keepaliveMs,
       holdMs: this.holdMs,
       flow: ctx.flow,
       errorFrames: (error) => fail(error),
+      onHeldCommit: () => this.resilience.heldHead(res, model),
     });
   }
 
@@ -137,19 +146,14 @@ export class GenerationPipeline {
         req.ctx.usage = event.usage;
       }
     };
-    try {
-      const started = await events;
-      const protectedEvents = output ? started.pipe(output.protect) : started;
-      const response = await collectResponse(protectedEvents.pipe(tap(recordUsage)));
-      const toJson = (): unknown => adapter.toJson(response, body, a.model.id);
-      return () =>
-        res
-          .status(200)
-          .json(this.tracing.enabled ? this.tracing.step(req, 'gateway.encode', toJson) : toJson());
-    } catch (error) {
-      output?.failed();
-      throw error;
-    }
+    const started = await events;
+    const protectedEvents = output ? started.pipe(output.protect) : started;
+    const response = await collectResponse(protectedEvents.pipe(tap(recordUsage)));
+    const toJson = (): unknown => adapter.toJson(response, body, a.model.id);
+    return () =>
+      res
+        .status(200)
+        .json(this.tracing.enabled ? this.tracing.step(req, 'gateway.encode', toJson) : toJson());
   }
 
   /** One attempt of a streamed request: its frames once the upstream started, and its error frames. */
@@ -178,24 +182,18 @@ export class GenerationPipeline {
     }
     const encoder = adapter.encoder(body, a.model.id, req);
     const { events, output } = this.startCanonical(adapter, body, req, res, a, path, isProtected);
-    const frames = events.then(
-      (started) => {
-        const encoded = (output ? started.pipe(output.protect) : started).pipe(
-          mergeMap((event) => {
-            if (event.type === 'message_stop') {
-              req.ctx.usage = event.usage;
-            }
-            return encoder.encode(event);
-          }),
-        );
-        const ended = encoder.end ? endWith(encoded, () => encoder.end?.() ?? []) : encoded;
-        return this.tracing.enabled ? this.traceEncoding(req, ended) : ended;
-      },
-      (error: unknown) => {
-        output?.failed();
-        throw error;
-      },
-    );
+    const frames = events.then((started) => {
+      const encoded = (output ? started.pipe(output.protect) : started).pipe(
+        mergeMap((event) => {
+          if (event.type === 'message_stop') {
+            req.ctx.usage = event.usage;
+          }
+          return encoder.encode(event);
+        }),
+      );
+      const ended = encoder.end ? endWith(encoded, () => encoder.end?.() ?? []) : encoded;
+      return this.tracing.enabled ? this.traceEncoding(req, ended) : ended;
+    });
     return { frames, fail: (error) => encoder.fail(error) };
   }
 

@@ -16,7 +16,7 @@ import { protectionPlanOf } from './protections.gate';
 export interface ProtectedOutput {
   /** The operator over the answer's events (applied once the upstream answered). */
   protect: MonoTypeOperatorFunction<CanonicalEvent>;
-  /** The answer failed before `protect` ran: settles the verdicts as `error`. */
+  /** The answer failed before `protect` ran: settles the verdicts as `error` (the last attempt's only). */
   failed(): void;
 }
 
@@ -42,6 +42,19 @@ export class OutputProtections {
       .filter((p) => p.output !== undefined)
       .map((p) => p.name)
       .join(' or '));
+  }
+
+  /**
+   * The request failed before an answer could be protected (every attempt failed): settles
+   * the verdicts still pending as `error`. Per request, not per attempt, so that a retried
+   * attempt settles nothing.
+   */
+  failed(req: GatewayRequest, res: GatewayResponse): void {
+    const plan = protectionPlanOf(req);
+    if (plan !== undefined && plan.outgoing.length > 0) {
+      plan.report.settlePending('error');
+      publishVerdicts(plan.report, req, res);
+    }
   }
 
   /** Whether the request has outgoing protections (which need the canonical path). */
@@ -84,9 +97,12 @@ export class OutputProtections {
           // upstream) cannot declare them any more; the SSE comment still carries them.
           res.setHeader('trailer', `${PROTECTIONS_HEADER}, ${PROTECTIONS_USAGE_HEADER}`);
         }
-        return steps
-          .reduce((source, step) => source.pipe(step), events)
-          .pipe(tap({ complete: publish, error: failed }));
+        const protectedEvents = steps.reduce((source, step) => source.pipe(step), events);
+        // An unstreamed answer that fails may yet be retried: the request settles its
+        // verdicts once no attempt is left (see failed below); a stream that started is not.
+        return protectedEvents.pipe(
+          request.stream ? tap({ complete: publish, error: failed }) : tap({ complete: publish }),
+        );
       },
     };
   }

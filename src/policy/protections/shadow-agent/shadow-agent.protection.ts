@@ -1,3 +1,4 @@
+import { clientGoneSignal } from '../../../common/client-gone';
 import { Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import type { MonoTypeOperatorFunction } from 'rxjs';
@@ -73,24 +74,19 @@ export class ShadowAgentProtection implements Protection<ResolvedShadowSettings>
     const { req, res, report } = ctx;
     // A client that leaves cancels the judge: an unstreamed answer's events are never
     // unsubscribed, so the judge would otherwise run (and bill) until its timeout.
-    const gone = new AbortController();
-    res.once('close', () => {
-      if (!res.writableFinished) {
-        gone.abort();
-      }
-    });
+    const gone = clientGoneSignal(res);
     const judge = makeShadowJudge(
       this.judge,
       settings,
       shadowContextOf(ctx.request),
       req.ctx.requestId,
-      gone.signal,
+      gone,
     );
     return shadowValidation(settings, judge, (outcome: ShadowOutcome) => {
       if (outcome.judge) {
         recordProtectionUsage(req, this.name, outcome.judge);
       }
-      if (outcome.verdict === 'error' && gone.signal.aborted) {
+      if (outcome.verdict === 'error' && gone.aborted) {
         // Cancelled for a client that left: no verdict to count, as for a stream.
         return;
       }

@@ -79,8 +79,20 @@ export class ResilienceService {
     this.budget = new RetryBudget(this.defaults.retryBudgetPercent / 100);
   }
 
+  /** Catalog models are immutable: their merged settings are computed once, not per request. */
+  private readonly settings = new WeakMap<CatalogModel, EffectiveSettings>();
+
   /** The settings in effect for `model`, key by key: model, then provider, then environment. */
   settingsOf(model: CatalogModel): EffectiveSettings {
+    let settings = this.settings.get(model);
+    if (settings === undefined) {
+      settings = this.mergeSettings(model);
+      this.settings.set(model, settings);
+    }
+    return settings;
+  }
+
+  private mergeSettings(model: CatalogModel): EffectiveSettings {
     const d = this.defaults;
     const p = model.provider;
     return {

@@ -313,24 +313,32 @@ export function printReport(
   );
 }
 
-/** The headline values of the newest results file, to set beside this run's. */
-export function previousResults(): Headline[] | undefined {
+/**
+ * The headline values of the newest results file of the same BENCH_SCALE (a smoke run is
+ * not compared with a full one), to set beside this run's.
+ */
+export function previousResults(scale: number): Headline[] | undefined {
   const dir = join(__dirname, 'results');
   const files = existsSync(dir)
     ? readdirSync(dir)
         .filter((f) => f.endsWith('.json'))
         .sort()
+        .reverse()
     : [];
-  const newest = files[files.length - 1];
-  if (newest === undefined) {
-    return undefined;
+  for (const file of files) {
+    try {
+      const saved = JSON.parse(readFileSync(join(dir, file), 'utf8')) as {
+        environment?: { scale?: number };
+        headlines?: Headline[];
+      };
+      if (saved.environment?.scale === scale && saved.headlines !== undefined) {
+        return saved.headlines;
+      }
+    } catch {
+      // an unreadable file is no comparison
+    }
   }
-  try {
-    const saved = JSON.parse(readFileSync(join(dir, newest), 'utf8')) as { headlines?: Headline[] };
-    return saved.headlines;
-  } catch {
-    return undefined;
-  }
+  return undefined;
 }
 
 export function writeResults(

@@ -193,7 +193,7 @@ async function main(): Promise<void> {
   }
   const capacity = await measureCapacity(dir, db);
   rmSync(dir, { recursive: true, force: true });
-  const previous = previousResults();
+  const previous = previousResults(SCALE);
   printReport(env, micro, results, capacity, db.kind, previous);
   log(`\nresults written to ${writeResults(env, micro, results, capacity, db.kind)}`);
 }

@@ -1,3 +1,4 @@
+import type { ManagedKeyLookup } from './managed-keys';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -71,6 +72,13 @@ describe('ApiKeyService', () => {
     expect(() => new ApiKeyService(fakeConfig([], 'production', 'dev-key'))).toThrow(
       /GATEWAY_API_KEYS/,
     );
+  });
+
+  it('starts in production without static keys when keys are issued into a key store', () => {
+    const store = { lookup: () => Promise.resolve(undefined) } as unknown as ManagedKeyLookup;
+    const service = new ApiKeyService(fakeConfig([], 'production', 'dev-key'), store);
+    // No development key is made up in production: only issued keys will be accepted.
+    expect(service.verify('dev-key')).toBeUndefined();
   });
 
   it('starts in production when keys are configured', () => {

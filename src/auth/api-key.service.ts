@@ -51,11 +51,13 @@ export class ApiKeyService {
     const { nodeEnv } = config.get('app', { infer: true });
     const file = keysFile ? loadKeysFile(keysFile) : NO_FILE;
     let keys = apiKeys;
-    if (keys.length === 0 && file.keys.length === 0) {
-      if (nodeEnv === 'production') {
-        // Config validation already refuses this; keep the guard here too.
+    if (keys.length === 0 && file.keys.length === 0 && nodeEnv === 'production') {
+      // Config validation already refuses this without a key store; keep the guard here too.
+      if (!this.managed) {
         throw new Error('GATEWAY_API_KEYS must be set when NODE_ENV=production');
       }
+      // Keys are issued by the admin API and the console, into the key store.
+    } else if (keys.length === 0 && file.keys.length === 0) {
       const key = devApiKey ?? `gw-dev-${randomBytes(18).toString('base64url')}`;
       keys = [key];
       this.logger.warn(

@@ -6,11 +6,17 @@ import { readNamespace } from './validate-env';
 /** Client keys accepted by the gateway. */
 export class AuthEnv {
   @Expose() NODE_ENV?: string;
-  /** Comma-separated client keys; required when NODE_ENV=production without a keys file. */
+  /** Read here only to know whether keys can be issued (validated by the store's namespace). */
+  @Expose() KEY_STORE?: string;
+  @Expose() CONSOLE_OIDC_ISSUER?: string;
+  /**
+   * Comma-separated client keys; required when NODE_ENV=production unless keys come from a
+   * keys file or can be issued (the key store on, with the admin token or console sign-in).
+   */
   @Expose()
   @ValidateIf(
     (env: AuthEnv) =>
-      (env.NODE_ENV === 'production' && env.GATEWAY_KEYS_FILE === undefined) ||
+      (env.NODE_ENV === 'production' && env.GATEWAY_KEYS_FILE === undefined && !issuesKeys(env)) ||
       env.GATEWAY_API_KEYS !== undefined,
   )
   @IsString()
@@ -26,6 +32,14 @@ export class AuthEnv {
     message: 'GATEWAY_ADMIN_TOKEN must be at least 16 characters, no spaces',
   })
   GATEWAY_ADMIN_TOKEN?: string;
+}
+
+/** Whether a production gateway can issue its own keys, so that it needs no static one. */
+function issuesKeys(env: AuthEnv): boolean {
+  return (
+    env.KEY_STORE !== 'off' &&
+    (env.GATEWAY_ADMIN_TOKEN !== undefined || env.CONSOLE_OIDC_ISSUER !== undefined)
+  );
 }
 
 export interface AuthConfig {

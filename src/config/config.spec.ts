@@ -143,6 +143,25 @@ describe('validateEnvironment', () => {
     expect(problems.some((p) => p.startsWith('GATEWAY_API_KEYS: '))).toBe(true);
   });
 
+  it('does not require GATEWAY_API_KEYS in production when the gateway issues its own keys', () => {
+    const token = 'admin-token-0123456789';
+    expect(() =>
+      validateEnvironment({ NODE_ENV: 'production', GATEWAY_ADMIN_TOKEN: token }),
+    ).not.toThrow();
+    const oidc = { NODE_ENV: 'production', CONSOLE_OIDC_ISSUER: 'https://id.example.com' };
+    let problems: string[] = [];
+    try {
+      validateEnvironment(oidc);
+    } catch {
+      problems = problemsOf(oidc); // the console's own settings may be incomplete
+    }
+    expect(problems).not.toContainEqual(expect.stringMatching(/^GATEWAY_API_KEYS: /));
+    // Without the key store nothing can be issued: a static key is required again.
+    expect(
+      problemsOf({ NODE_ENV: 'production', GATEWAY_ADMIN_TOKEN: token, KEY_STORE: 'off' }),
+    ).toContainEqual(expect.stringMatching(/^GATEWAY_API_KEYS: /));
+  });
+
   it('does not require GATEWAY_API_KEYS outside production', () => {
     expect(() => validateEnvironment({ NODE_ENV: 'development' })).not.toThrow();
     expect(() => validateEnvironment({ NODE_ENV: 'test' })).not.toThrow();

@@ -2,7 +2,10 @@ import 'reflect-metadata';
 import { validateSync } from 'class-validator';
 import fc from 'fast-check';
 import { ChatCompletionRequestDto } from '../../formats/chat-completions/chat-request.dto';
-import { CountTokensRequestDto, MessagesRequestDto } from '../../formats/messages/messages-request.dto';
+import {
+  CountTokensRequestDto,
+  MessagesRequestDto,
+} from '../../formats/messages/messages-request.dto';
 import { ResponsesRequestDto } from '../../formats/responses/responses-request.dto';
 import { setOwn } from '../own';
 import { compiledCheckOf } from './compiled-check';

@@ -66,7 +66,7 @@ function compile(Dto: new () => object): CompiledCheck | null {
     if (constraint.length !== 1 || constraint[0].async) {
       return null;
     }
-    const instance = constraint[0].instance as ValidatorConstraintInterface;
+    const instance = constraint[0].instance;
     (isDefined ? p.defined : p.rules).push({
       each: m.each,
       validate: instance.validate.bind(instance),

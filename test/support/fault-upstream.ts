@@ -324,9 +324,13 @@ export class FaultUpstream {
     res.write(prefix);
     for (let sent = 0; sent < bytes && !res.destroyed; sent += chunk.length) {
       if (!res.write(chunk)) {
+        // Both listeners go once either fires: one pair per wait would pile up on `res`.
         await new Promise<void>((resolve) => {
-          res.once('drain', resolve);
-          res.once('close', resolve);
+          const done = (): void => {
+            res.off('drain', done).off('close', done);
+            resolve();
+          };
+          res.once('drain', done).once('close', done);
         });
       }
     }

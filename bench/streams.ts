@@ -1,10 +1,12 @@
 /**
  * The capacity phase of `npm run bench` (issue 19), on a gateway of its own:
  *   - cold start: from spawning `node dist/main.js` to the first 200 of /health/ready;
- *   - idle RSS: the gateway's resident memory once ready and idle for IDLE_SETTLE_MS;
+ *   - idle RSS: the gateway's resident memory once ready and idle for IDLE_SETTLE_MS, and
+ *     again after WARM_UP_STREAMS first streams (what a replica in service holds at rest);
  *   - STREAMS.count concurrent slow chat streams (the fake upstream spaces the content
  *     chunks STREAMS.chunkIntervalMs apart), all opened at once: how many complete with
- *     every chunk and [DONE], and the gateway's peak RSS above idle per 1,000 streams.
+ *     every chunk and [DONE], and the gateway's peak RSS above its in-service idle per
+ *     1,000 streams.
  * The bare proxy gets the same streams, so its memory per stream is the floor.
  */
 import { readFileSync } from 'node:fs';
@@ -26,6 +28,8 @@ import { round } from './stats';
 export interface StreamsResult {
   coldStartMs: number;
   idleRssMb: number;
+  /** RSS at rest after a first WARM_UP_STREAMS streams: the base of the per-stream figure. */
+  servingIdleRssMb: number;
   streams: number;
   completed: number;
   failed: number;
@@ -37,6 +41,7 @@ export interface StreamsResult {
 }
 
 const IDLE_SETTLE_MS = 2000;
+const WARM_UP_STREAMS = 50;
 
 export function rssMb(pid: number | undefined): number {
   try {
@@ -127,9 +132,15 @@ export async function measureCapacity(dir: string, db: BenchDatabase): Promise<S
     useKey(await issueKey(gw.port));
     await sleep(IDLE_SETTLE_MS);
     const idleRssMb = rssMb(gw.child.pid);
+    // A replica in service has loaded what its first requests load once (the tokenizer's
+    // ranks, about 25 MB, compiled code): that is not memory per stream.
+    await openStreams(`http://127.0.0.1:${gw.port}`, WARM_UP_STREAMS, gw.child.pid);
+    await sleep(IDLE_SETTLE_MS);
+    const servingIdleRssMb = rssMb(gw.child.pid);
     const g = await openStreams(`http://127.0.0.1:${gw.port}`, count, gw.child.pid);
     const key = HEADERS.authorization.slice('Bearer '.length);
     bare = await startBare(upstream.port, key);
+    await openStreams(`http://127.0.0.1:${bare.port}`, WARM_UP_STREAMS, bare.child.pid);
     await sleep(IDLE_SETTLE_MS);
     const bareIdle = rssMb(bare.child.pid);
     const b = await openStreams(`http://127.0.0.1:${bare.port}`, count, bare.child.pid);
@@ -138,13 +149,14 @@ export async function measureCapacity(dir: string, db: BenchDatabase): Promise<S
     return {
       coldStartMs,
       idleRssMb,
+      servingIdleRssMb,
       streams: count,
       completed: g.completed,
       failed: count - g.completed,
       failures: g.failures,
       durationS: round(g.s, 2),
       peakRssMb: g.peakRssMb,
-      mbPer1000Streams: per1000(g.peakRssMb, idleRssMb),
+      mbPer1000Streams: per1000(g.peakRssMb, servingIdleRssMb),
       bare: {
         idleRssMb: bareIdle,
         peakRssMb: b.peakRssMb,

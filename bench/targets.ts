@@ -86,7 +86,7 @@ export function headlines(results: VariantResult[], capacity: StreamsResult): He
       target: capacity.streams,
     },
     {
-      label: 'memory per 1,000 streams above idle',
+      label: 'memory per 1,000 streams above in-service idle',
       value: capacity.mbPer1000Streams,
       unit: 'MB',
       bound: 'max',

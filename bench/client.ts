@@ -81,6 +81,11 @@ export function checkMessage(text: string, model: string): string | undefined {
  */
 export type Leg = 'direct' | 'gateway' | 'unprotected';
 
+/** The gateway sends its case's own request; every other target (direct, the floor) direct's. */
+export function defaultLeg(t: Target): Leg {
+  return t.name === 'gateway' ? 'gateway' : 'direct';
+}
+
 export function legRequest<R>(c: R & { direct?: R; unprotected?: R }, leg: Leg): R {
   const other = leg === 'direct' ? c.direct : leg === 'unprotected' ? c.unprotected : undefined;
   return other ?? c;
@@ -92,7 +97,7 @@ export async function timeCompletion(
   c: LatencyCase,
   anomalies: Anomalies,
   check: boolean,
-  leg: Leg = t.name === 'gateway' ? 'gateway' : 'direct',
+  leg: Leg = defaultLeg(t),
 ): Promise<number> {
   const spec: CompletionRequest = legRequest<CompletionRequest>(c, leg);
   const start = process.hrtime.bigint();
@@ -322,7 +327,7 @@ export async function timeStream(
   t: Target,
   c: StreamCase,
   anomalies: Anomalies,
-  leg: Leg = t.name === 'gateway' ? 'gateway' : 'direct',
+  leg: Leg = defaultLeg(t),
 ): Promise<StreamTiming> {
   const spec: StreamRequest = legRequest<StreamRequest>(c, leg);
   const start = process.hrtime.bigint();

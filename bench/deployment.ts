@@ -7,7 +7,7 @@
  * a reachable server the run falls back to the embedded PGlite, and says so.
  */
 import { Client } from 'pg';
-import { Pool } from 'undici';
+import { request } from 'undici';
 
 export const ADMIN_TOKEN = 'bench-admin-token-0123456789';
 export const METRICS_TOKEN = 'bench-metrics-token-0123456789';
@@ -59,44 +59,40 @@ export function deployedEnv(db: BenchDatabase): Record<string, string> {
   };
 }
 
+/** One request to the gateway's own API; resolves with its status and text. */
+async function call(
+  port: number,
+  path: string,
+  init: { method: 'GET' | 'POST'; headers: Record<string, string>; body?: string },
+): Promise<{ status: number; text: string }> {
+  const res = await request(`http://127.0.0.1:${port}${path}`, init);
+  return { status: res.statusCode, text: await res.body.text() };
+}
+
 /** Issues a key through the admin API, as the console does; returns its secret. */
 export async function issueKey(port: number): Promise<string> {
-  const pool = new Pool(`http://127.0.0.1:${port}`, { connections: 1 });
-  try {
-    const res = await pool.request({
-      path: '/admin/v1/keys',
-      method: 'POST',
-      headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ name: 'bench', owner: 'bench-team' }),
-    });
-    const text = await res.body.text();
-    if (res.statusCode !== 201) {
-      throw new Error(`issuing the bench key answered ${res.statusCode}: ${text.slice(0, 300)}`);
-    }
-    return (JSON.parse(text) as { key: string }).key;
-  } finally {
-    await pool.close();
+  const { status, text } = await call(port, '/admin/v1/keys', {
+    method: 'POST',
+    headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ name: 'bench', owner: 'bench-team' }),
+  });
+  if (status !== 201) {
+    throw new Error(`issuing the bench key answered ${status}: ${text.slice(0, 300)}`);
   }
+  return (JSON.parse(text) as { key: string }).key;
 }
 
 /** Reads GET /metrics (with its token), so a run proves metrics were recorded. */
 export async function requestsCounted(port: number): Promise<number> {
-  const pool = new Pool(`http://127.0.0.1:${port}`, { connections: 1 });
-  try {
-    const res = await pool.request({
-      path: '/metrics',
-      method: 'GET',
-      headers: { authorization: `Bearer ${METRICS_TOKEN}` },
-    });
-    const text = await res.body.text();
-    let total = 0;
-    for (const line of text.split('\n')) {
-      if (line.startsWith('gateway_requests_total{')) {
-        total += Number(line.slice(line.lastIndexOf(' ') + 1)) || 0;
-      }
+  const { text } = await call(port, '/metrics', {
+    method: 'GET',
+    headers: { authorization: `Bearer ${METRICS_TOKEN}` },
+  });
+  let total = 0;
+  for (const line of text.split('\n')) {
+    if (line.startsWith('gateway_requests_total{')) {
+      total += Number(line.slice(line.lastIndexOf(' ') + 1)) || 0;
     }
-    return total;
-  } finally {
-    await pool.close();
   }
+  return total;
 }

@@ -17,8 +17,20 @@ export interface KeyBudget {
   period: BudgetPeriod;
 }
 
+/**
+ * A request path as the router matched it: express routes ignore letter case and a
+ * trailing slash, so `/V1/Chat/Completions/` reaches the chat handler. Whatever classifies
+ * a path (scopes, the ledger, error envelopes) must read it the same way, or such a variant
+ * would pass a scope check and go unbilled.
+ */
+export function routedPath(path: string): string {
+  const lower = path.toLowerCase();
+  return lower.length > 1 && lower.endsWith('/') ? lower.replace(/\/+$/, '') || '/' : lower;
+}
+
 /** The scoped endpoint a request path belongs to; undefined for paths every key may use. */
-export function endpointOfPath(path: string): KeyEndpoint | undefined {
+export function endpointOfPath(raw: string): KeyEndpoint | undefined {
+  const path = routedPath(raw);
   if (path === '/v1/chat/completions') {
     return 'chat.completions';
   }

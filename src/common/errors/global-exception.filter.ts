@@ -1,10 +1,12 @@
+import { routedPath } from '../../auth/key-policy';
 import { Catch } from '@nestjs/common';
 import type { GatewayRequest } from '../request-context';
 import { EnvelopeExceptionFilter } from './envelope-exception.filter';
 import type { ErrorEnvelope } from './envelopes';
 
 /** Which envelope a request that reached no format controller should get. */
-export function envelopeForPath(path: string, anthropicVersion: unknown): ErrorEnvelope {
+export function envelopeForPath(raw: string, anthropicVersion: unknown): ErrorEnvelope {
+  const path = routedPath(raw);
   if (path === '/v1/messages' || path.startsWith('/v1/messages/')) {
     return 'anthropic';
   }

@@ -1,0 +1,21 @@
+import { envelopeForPath } from '../common/errors/global-exception.filter';
+import { endpointOfPath, routedPath } from './key-policy';
+
+describe('endpointOfPath', () => {
+  it('classifies a path as the router matches it: any letter case, a trailing slash', () => {
+    for (const path of ['/v1/chat/completions', '/V1/CHAT/COMPLETIONS', '/v1/chat/completions/']) {
+      expect(endpointOfPath(path)).toBe('chat.completions');
+    }
+    expect(endpointOfPath('/V1/Messages//')).toBe('messages');
+    expect(endpointOfPath('/v1/Responses/resp_1')).toBe('responses');
+    expect(endpointOfPath('/v1/models')).toBeUndefined();
+  });
+
+  it('answers a variant path of the Messages API in its own envelope', () => {
+    expect(envelopeForPath('/V1/MESSAGES/', undefined)).toBe('anthropic');
+  });
+
+  it('keeps the root path', () => {
+    expect(routedPath('/')).toBe('/');
+  });
+});

@@ -62,6 +62,7 @@ export function configureApp(app: NestExpressApplication, logger: Logger): INest
           (i) => {
             ctx.keyId = i.id;
             ctx.team = i.team;
+            ctx.key = i;
             next();
           },
           () => next(),
@@ -70,6 +71,7 @@ export function configureApp(app: NestExpressApplication, logger: Logger): INest
       }
       ctx.keyId = info.id;
       ctx.team = info.team;
+      ctx.key = info;
     } catch {
       // no key yet: see above
     }

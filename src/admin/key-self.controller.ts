@@ -1,6 +1,5 @@
 import { Controller, Get, Inject, Req } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
-import { ApiKeyService } from '../auth/api-key.service';
 import { type BudgetPeriod, budgetWindow } from '../auth/key-policy';
 import type { GatewayRequest } from '../common/request-context';
 import type { AllConfig } from '../config';
@@ -22,16 +21,14 @@ const RESET_NAMES: Record<BudgetPeriod, string | null> = {
 @Controller('v1/key')
 export class KeySelfController {
   constructor(
-    private readonly keys: ApiKeyService,
     private readonly usage: UsagePipeline,
     @Inject(ConfigService) private readonly config: ConfigService<AllConfig, true>,
   ) {}
 
   @Get()
   async get(@Req() req: GatewayRequest): Promise<object> {
-    // The global AuthGuard ran, so the key is known; a key revoked in between is not.
-    const keyId = req.ctx.keyId;
-    const info = keyId === undefined ? undefined : this.keys.info(keyId);
+    // The global AuthGuard ran, so the key is known (as it was when this request came in).
+    const info = req.ctx.key;
     if (info === undefined) {
       throw new AuthenticationError('Incorrect API key provided.');
     }

@@ -28,25 +28,27 @@ export class AuthGuard implements CanActivate {
     }
     const req = context.switchToHttp().getRequest<GatewayRequest>();
     // The early middleware (bootstrap.ts) usually did this before the body was read.
-    if (req.ctx.keyId !== undefined) {
-      return checkEndpoint(this.keys.info(req.ctx.keyId), req.path);
+    if (req.ctx.key !== undefined) {
+      return checkEndpoint(req.ctx.key, req.path);
     }
     const info = authenticate(req.headers, this.keys);
     if (info instanceof Promise) {
       return info.then((i) => {
         req.ctx.keyId = i.id;
         req.ctx.team = i.team;
+        req.ctx.key = i;
         return checkEndpoint(i, req.path);
       });
     }
     req.ctx.keyId = info.id;
     req.ctx.team = info.team;
+    req.ctx.key = info;
     return checkEndpoint(info, req.path);
   }
 }
 
-function checkEndpoint(info: ApiKeyInfo | undefined, path: string): true {
-  const allowed = info?.scope?.endpoints;
+function checkEndpoint(info: ApiKeyInfo, path: string): true {
+  const allowed = info.scope?.endpoints;
   if (allowed === undefined) {
     return true;
   }

@@ -1,5 +1,4 @@
 import { Controller, Get, Headers, Param, Query, Req } from '@nestjs/common';
-import { ApiKeyService } from '../auth/api-key.service';
 import { ModelNotFoundError } from '../common/errors/gateway-errors';
 import type { GatewayRequest } from '../common/request-context';
 import { CatalogService } from './catalog.service';
@@ -60,10 +59,7 @@ function toAnthropic(m: CatalogModel): AnthropicModel {
  */
 @Controller('v1/models')
 export class ModelsController {
-  constructor(
-    private readonly catalog: CatalogService,
-    private readonly keys: ApiKeyService,
-  ) {}
+  constructor(private readonly catalog: CatalogService) {}
 
   @Get()
   list(
@@ -94,8 +90,7 @@ export class ModelsController {
   }
 
   private visible(req: GatewayRequest, model: string): boolean {
-    const keyId = req.ctx.keyId;
-    const scope = keyId === undefined ? undefined : this.keys.info(keyId)?.scope?.models;
+    const scope = req.ctx.key?.scope?.models;
     return scope === undefined || scope.allows(model);
   }
 

@@ -1,4 +1,5 @@
 import type { Request, Response } from 'express';
+import type { ApiKeyInfo } from '../auth/api-key.service';
 import type { CanonicalUsage } from '../core/canonical';
 
 /**
@@ -12,6 +13,12 @@ export interface RequestContext {
   keyId?: string;
   /** The key's team when it was authenticated: what the ledger row records. */
   team?: string;
+  /**
+   * The key as it was authenticated, read by every later check (scopes, limits, budget).
+   * Held here rather than looked up again by id: a cache eviction in between would leave
+   * those checks with nothing, and nothing to check must never mean "allowed".
+   */
+  key?: ApiKeyInfo;
   model?: string;
   provider?: string;
   stream?: boolean;

@@ -156,7 +156,8 @@ export class LimitsService implements OnModuleInit, OnApplicationShutdown {
     if (keyId === undefined) {
       return true;
     }
-    const info = this.keys.info(keyId);
+    // Authentication sets both; a caller that only names the key id gets it looked up.
+    const info = req.ctx.key ?? this.keys.info(keyId);
     checkModelScope(info, facts.model);
     if (model) {
       // Priced only if the client leaves before the upstream reports usage.

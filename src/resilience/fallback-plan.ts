@@ -1,5 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import { ApiKeyService } from '../auth/api-key.service';
 import { CatalogService } from '../catalog/catalog.service';
 import type { CatalogModel } from '../catalog/catalog.types';
 import type { GatewayRequest } from '../common/request-context';
@@ -20,10 +19,7 @@ const MAX_FALLBACKS = 5;
  */
 @Injectable()
 export class FallbackPlan {
-  constructor(
-    private readonly catalog: CatalogService,
-    private readonly keys: ApiKeyService,
-  ) {}
+  constructor(private readonly catalog: CatalogService) {}
 
   /**
    * The candidate models for `model`. `bodyModels`: the body's `models` array (already taken
@@ -65,8 +61,7 @@ export class FallbackPlan {
     format: WireFormat,
     except?: CatalogModel,
   ): CatalogModel[] {
-    const keyId = req.ctx.keyId;
-    const scope = keyId === undefined ? undefined : this.keys.info(keyId)?.scope?.models;
+    const scope = req.ctx.key?.scope?.models;
     const out: CatalogModel[] = [];
     for (const id of ids) {
       const m = this.catalog.find(id);

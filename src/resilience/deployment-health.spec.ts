@@ -41,6 +41,20 @@ describe('DeploymentHealth', () => {
     expect(transitions).toEqual(['closed->open', 'open->half_open', 'half_open->closed']);
   });
 
+  it('keeps an ejected deployment half-open when its probe was a request the gateway refused', () => {
+    const h = health();
+    for (let i = 0; i < 3; i++) {
+      fail(h, 0);
+    }
+    expect(h.available(1000)).toBe(true);
+    h.started();
+    h.abandoned();
+    h.released();
+    // Nothing was learned: still half-open, and the next request may probe again.
+    expect(h.state).toBe('half_open');
+    expect(h.available(1000)).toBe(true);
+  });
+
   it('doubles the cooldown on each ejection, up to the cap', () => {
     const h = health();
     for (let i = 0; i < 3; i++) {

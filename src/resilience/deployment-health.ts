@@ -83,6 +83,15 @@ export class DeploymentHealth {
     }
   }
 
+  /**
+   * The attempt ended without the deployment's answer deciding anything: the gateway
+   * refused the request itself (a 400 of its own checks) or the client left. Neither a
+   * success nor a failure, so a half-open probe may go out again.
+   */
+  abandoned(): void {
+    this.probing = false;
+  }
+
   /** It failed in a way a retry may fix: counts towards ejection. */
   failed(now: number): void {
     this.probing = false;

@@ -35,6 +35,16 @@ describe('DeploymentLimiter', () => {
     expect(l.waitMs(10 * 60_000)).toBeGreaterThan(0);
   });
 
+  it('gives the request back when the upstream was never asked', () => {
+    const l = new DeploymentLimiter({ requestsPerMinute: 1 }, 0);
+    l.acquire();
+    l.release(undefined, true);
+    expect(l.waitMs(0)).toBe(0);
+    l.acquire();
+    l.release(undefined);
+    expect(l.waitMs(0)).toBeGreaterThan(0);
+  });
+
   it('counts the tokens an answer reported against tokens per minute', () => {
     const l = new DeploymentLimiter({ tokensPerMinute: 600 }, 0);
     l.acquire();

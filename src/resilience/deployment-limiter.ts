@@ -50,9 +50,16 @@ export class DeploymentLimiter {
     this.requests--;
   }
 
-  /** The attempt ended; `usage`: what the upstream reported for it, if it served. */
-  release(usage: CanonicalUsage | undefined): void {
+  /**
+   * The attempt ended; `usage`: what the upstream reported for it, if it served. `refund`:
+   * the upstream was never asked (the gateway refused the request itself), so the request
+   * does not count against the deployment's requests per minute.
+   */
+  release(usage: CanonicalUsage | undefined, refund = false): void {
     this.inFlight--;
+    if (refund) {
+      this.requests++;
+    }
     if (usage !== undefined) {
       this.tokens -= usage.inputTokens + usage.outputTokens;
     }

@@ -9,6 +9,7 @@ import type {
 import {
   ClientClosedRequestError,
   DeploymentsAtCapacityError,
+  UpstreamHttpError,
   UpstreamTimeoutError,
 } from '../common/errors/gateway-errors';
 import type { GatewayRequest, GatewayResponse } from '../common/request-context';
@@ -272,19 +273,21 @@ export class ResilienceService {
       ...parent,
       signal: controller.signal,
       abort: () => controller.abort(),
+      // What this attempt's provider dropped: a fallback's header must not list another's.
+      droppedParams: [],
     };
     const target =
       deployment === model.deployments?.[0] || model.deployments === undefined
         ? model
         : { ...model, provider: deployment.provider, upstreamId: deployment.upstreamId };
     let settled = false;
-    const release = (usage?: CanonicalUsage): void => {
+    const release = (usage?: CanonicalUsage, refund = false): void => {
       clearTimeout(timer);
       parent.signal.removeEventListener('abort', onParentAbort);
       if (!settled) {
         settled = true;
         health.released();
-        limiter?.release(usage);
+        limiter?.release(usage, refund);
       }
     };
     try {
@@ -305,12 +308,20 @@ export class ResilienceService {
     } catch (e) {
       const error =
         controller.signal.aborted && !parent.signal.aborted ? reasonOr(controller, e) : e;
+      // Only the deployment's own answers judge it: an upstream error status means it is
+      // reachable; the gateway's own refusals and a client that left say nothing about it
+      // (a bad request must not close an ejected deployment's breaker, nor spend its quota).
+      const upstreamAnswered = error instanceof UpstreamHttpError;
       if (isRetryable(error)) {
         health.failed(Date.now());
-      } else {
+        release();
+      } else if (upstreamAnswered) {
         health.succeeded();
+        release();
+      } else {
+        health.abandoned();
+        release(undefined, !(error instanceof ClientClosedRequestError));
       }
-      release();
       throw error;
     }
   }

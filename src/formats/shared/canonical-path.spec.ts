@@ -27,7 +27,7 @@ function start(
     { stream } as CanonicalRequest,
     { id: 'm', upstreamApi } as CatalogModel,
     { droppedParams: [] } as unknown as CallContext,
-    { setHeader: jest.fn() } as unknown as GatewayResponse,
+    { setHeader: jest.fn(), removeHeader: jest.fn() } as unknown as GatewayResponse,
   );
 }
 

@@ -187,6 +187,8 @@ export async function startCanonical(
   const dropped = ctx.droppedParams ?? [];
   if (dropped.length > 0) {
     res.setHeader(DROPPED_PARAMS_HEADER, [...new Set(dropped)].join(', '));
+  } else if (!res.headersSent) {
+    res.removeHeader(DROPPED_PARAMS_HEADER); // set by an earlier attempt that failed
   }
   if (output === undefined) {
     return request.stream && model.upstreamApi !== 'local' ? whenStarted(events) : events;

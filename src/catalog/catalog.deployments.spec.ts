@@ -37,6 +37,23 @@ function problems(models: string): string[] {
 }
 
 describe('catalog deployments, fallbacks, retry and timeouts', () => {
+  it('serves a model through its first deployment that has a key, not its first entry', () => {
+    const text = `
+providers:
+  - { name: azure, kind: openai, base_url: https://a.test/v1, api_key_env: AZURE_KEY }
+  - { name: openai, kind: openai, base_url: https://b.test/v1, api_key_env: OPENAI_KEY }
+models:
+  - id: gpt-4.1
+    deployments:
+      - { provider: azure, upstream_id: gpt-4.1-az }
+      - { provider: openai, upstream_id: gpt-4.1 }${MODEL}`;
+    const catalog = parseCatalog(text, { OPENAI_KEY: 'sk-x' }, 'test.yaml', PROVIDER_KINDS);
+    const model = catalog.models.get('gpt-4.1');
+    expect(model?.provider.name).toBe('openai');
+    expect(model?.provider.available).toBe(true);
+    expect(model?.upstreamId).toBe('gpt-4.1');
+  });
+
   it('reads the contract of the README: several weighted deployments and fallbacks', () => {
     const catalog = parse(`
   - id: gpt-4.1

@@ -126,7 +126,10 @@ function toModel(
   // Any model may list the responses endpoint (the translators serve it); by default only
   // the openai family gets it.
   const endpoints = m.endpoints ?? defaultEndpoints(m.family);
-  const [first] = deployments as [CatalogDeployment];
+  // The model's own provider (what /v1/models, resolution and fallbacks check) is its first
+  // deployment that can be called: a keyless first entry must not hide the others.
+  const first =
+    deployments.find((d) => d.provider.available) ?? (deployments[0] as CatalogDeployment);
   const provider = first.provider;
   const upstreamApi = m.upstream_api ?? kind.defaultApi;
   if (!kind.apis.includes(upstreamApi)) {

@@ -277,7 +277,7 @@ export class ResilienceService {
       droppedParams: [],
     };
     const target =
-      deployment === model.deployments?.[0] || model.deployments === undefined
+      deployment.provider === model.provider && deployment.upstreamId === model.upstreamId
         ? model
         : { ...model, provider: deployment.provider, upstreamId: deployment.upstreamId };
     let settled = false;

@@ -128,8 +128,7 @@ function toModel(
   const endpoints = m.endpoints ?? defaultEndpoints(m.family);
   // The model's own provider (what /v1/models, resolution and fallbacks check) is its first
   // deployment that can be called: a keyless first entry must not hide the others.
-  const first =
-    deployments.find((d) => d.provider.available) ?? (deployments[0] as CatalogDeployment);
+  const first = deployments.find((d) => d.provider.available) ?? deployments[0];
   const provider = first.provider;
   const upstreamApi = m.upstream_api ?? kind.defaultApi;
   if (!kind.apis.includes(upstreamApi)) {

@@ -89,6 +89,19 @@ function teamSuite(env: () => Promise<{ env: Record<string, string>; drop(): Pro
     expect((await admin(gw, 'GET', '/usage?team=x&team=y')).status).toBe(400);
   });
 
+  it('refuses a session cookie past its expiry, though its signature is good', async () => {
+    const fresh = await fetch(`${gw.origin}/admin/v1/keys`, {
+      headers: { cookie: memberCookie(SESSION_SECRET, 'team-x') },
+    });
+    expect(fresh.status).toBe(200);
+    const stale = await fetch(`${gw.origin}/admin/v1/keys`, {
+      headers: { cookie: memberCookie(SESSION_SECRET, 'team-x', Date.now() - 1000) },
+    });
+    expect(stale.status).not.toBe(200);
+    await stale.body?.cancel();
+    await fresh.body?.cancel();
+  });
+
   it("shows each key's spend for its own budget period, as the budget counts it", async () => {
     const { id } = await createKey(gw, {
       name: 'period-key',

@@ -39,7 +39,7 @@ export const LOGIN_COOKIE = 'gw_console_login';
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 const digest = (value: string): Buffer => createHash('sha256').update(value).digest();
 
-type SessionRequest = Request & { session?: Partial<ConsoleSession> | null };
+type SessionRequest = Request & { session?: (Partial<ConsoleSession> & { exp?: number }) | null };
 
 /**
  * Console sessions in signed cookies (cookie-session: HMAC-signed, HttpOnly,
@@ -113,7 +113,10 @@ export class ConsoleSessions {
       s === undefined ||
       (s.role !== 'admin' && s.role !== 'member') ||
       typeof s.csrf !== 'string' ||
-      typeof s.name !== 'string'
+      typeof s.name !== 'string' ||
+      // The signature carries no time: a copied cookie would work forever without this.
+      typeof s.exp !== 'number' ||
+      s.exp <= Date.now()
     ) {
       return undefined;
     }
@@ -123,7 +126,7 @@ export class ConsoleSessions {
   /** Starts a session (a fresh CSRF token each time, so none survives a sign-in). */
   start(req: Request, res: Response, who: Omit<ConsoleSession, 'csrf'>): ConsoleSession {
     const session: ConsoleSession = { ...who, csrf: randomBytes(24).toString('base64url') };
-    this.attach(req, res).session = { ...session };
+    this.attach(req, res).session = { ...session, exp: Date.now() + MAX_AGE_MS };
     return session;
   }
 

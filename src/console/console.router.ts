@@ -6,6 +6,7 @@ import type { AdminAuth } from '../admin/admin.guard';
 import { GatewayError } from '../common/errors/gateway-errors';
 import { own, setOwn } from '../common/own';
 import type { ConsoleSessions } from './console-session';
+import { Logger } from '@nestjs/common';
 import { loginPage } from './login-page';
 import { ConsoleOidc } from './oidc';
 import { mountOidc } from './oidc.router';
@@ -150,8 +151,7 @@ export function consoleRouter(sessions: ConsoleSessions, auth: AdminAuth): Route
       next(err);
       return;
     }
-    const status = err instanceof GatewayError ? err.status : 400;
-    const message = err instanceof Error ? err.message : 'Bad request.';
+    const { status, message } = consoleError(err);
     res.status(status).type('text/plain').send(message);
   });
 
@@ -177,4 +177,29 @@ export function consoleRouter(sessions: ConsoleSessions, auth: AdminAuth): Route
     });
   }
   return router;
+}
+
+const logger = new Logger('Console');
+
+/**
+ * What a console route's error tells the browser: the gateway's own errors and the body
+ * parser's client errors as they are; anything else (an identity provider that cannot be
+ * reached, a bug) is logged and answered with a generic 500, never its internal message.
+ */
+function consoleError(err: unknown): { status: number; message: string } {
+  if (err instanceof GatewayError) {
+    return { status: err.status, message: err.message };
+  }
+  const e = err as { status?: unknown; expose?: unknown; message?: unknown } | null;
+  if (typeof e?.status === 'number' && e.status >= 400 && e.status < 500 && e.expose === true) {
+    return {
+      status: e.status,
+      message: typeof e.message === 'string' ? e.message : 'Bad request.',
+    };
+  }
+  logger.error(`console route failed: ${err instanceof Error ? err.message : 'unknown error'}`);
+  return {
+    status: 500,
+    message: 'The console could not complete this request; see the gateway log.',
+  };
 }

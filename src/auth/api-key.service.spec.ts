@@ -1,4 +1,4 @@
-import type { ManagedKeyLookup } from './managed-keys';
+import { type ManagedKeyLookup, UNKNOWN_KEY } from './managed-keys';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -79,6 +79,17 @@ describe('ApiKeyService', () => {
     const service = new ApiKeyService(fakeConfig([], 'production', 'dev-key'), store);
     // No development key is made up in production: only issued keys will be accepted.
     expect(service.verify('dev-key')).toBeUndefined();
+  });
+
+  it('asks the key store only for secrets shaped like the ones it issues', () => {
+    const lookup = jest.fn(() => Promise.resolve(UNKNOWN_KEY));
+    const store = { lookup, info: () => undefined } as unknown as ManagedKeyLookup;
+    const service = new ApiKeyService(fakeConfig(['static'], 'production'), store);
+    expect(service.resolve('sk-random-guess')).toBe(UNKNOWN_KEY);
+    expect(service.resolve(`gw-${'a'.repeat(42)}`)).toBe(UNKNOWN_KEY);
+    expect(lookup).not.toHaveBeenCalled();
+    void service.resolve(`gw-${'a'.repeat(43)}`);
+    expect(lookup).toHaveBeenCalledTimes(1);
   });
 
   it('starts in production when keys are configured', () => {

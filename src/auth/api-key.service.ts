@@ -4,6 +4,7 @@ import { ConfigService } from '@nestjs/config';
 import type { AllConfig } from '../config';
 import type { KeyBudget, KeyScope } from './key-policy';
 import { type KeysFile, type LimitOverrides, loadKeysFile, sha256Hex } from './keys-file';
+import { hasIssuedShape } from '../keys/key-secret';
 import { type KeyVerdict, MANAGED_KEYS, type ManagedKeyLookup, UNKNOWN_KEY } from './managed-keys';
 
 /** What the gateway knows about an accepted client key. */
@@ -92,7 +93,7 @@ export class ApiKeyService {
     if (info) {
       return { status: 'active', info };
     }
-    return this.managed ? this.managed.lookup(hash) : UNKNOWN_KEY;
+    return this.managed && hasIssuedShape(presented) ? this.managed.lookup(hash) : UNKNOWN_KEY;
   }
 
   /** The info of an accepted key by its id (`req.ctx.keyId`). */

@@ -5,6 +5,17 @@ import { sha256Hex } from '../auth/keys-file';
 export const SECRET_PREFIX = 'gw-';
 const SECRET_BYTES = 32;
 
+const ISSUED_SHAPE = /^gw-[A-Za-z0-9_-]{43}$/;
+
+/**
+ * Whether a presented secret could be one this gateway issued (`gw-` and 32 random bytes in
+ * base64url): anything else is refused without asking the key store, so random bearer
+ * tokens cost no database query and cannot crowd real keys out of the cache.
+ */
+export function hasIssuedShape(secret: string): boolean {
+  return ISSUED_SHAPE.test(secret);
+}
+
 /** A freshly issued secret, with what may be stored and shown of it. */
 export interface IssuedSecret {
   /** The secret itself: returned to the caller once, never stored or logged. */

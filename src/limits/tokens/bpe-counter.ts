@@ -1,12 +1,14 @@
 import type { TiktokenBPE } from 'js-tiktoken/lite';
+import { RankTable } from './rank-table';
 
 /**
  * Counts the tokens a tiktoken encoding produces for a text, without building the token
  * list. It reads js-tiktoken's rank tables and split pattern and gives the same counts as
  * `Tiktoken.encode(text, [], []).length` (the spec checks this on several corpora), but:
  *
- * - merges are O(n²) per piece over latin1 strings instead of O(n³) with `join(',')`
- *   keys, so an unspaced CJK sentence costs microseconds instead of tens of milliseconds;
+ * - merges are O(n²) per piece over the piece's UTF-8 bytes, looked up in place in a
+ *   compact {@link RankTable}, instead of O(n³) with `join(',')` keys, so an unspaced CJK
+ *   sentence costs microseconds instead of tens of milliseconds;
  * - counts of short pieces (words) are cached, so a warm count is mostly the regex split;
  * - a piece longer than {@link MAX_PIECE_BYTES} (a run of one character, base64 without
  *   case changes, unspaced CJK paragraphs) is counted in chunks of that size. Merges across
@@ -23,26 +25,25 @@ const CACHEABLE_TEXT_CHARS = 256;
 /** Characters of remembered texts kept at most (~8 MB); the oldest go first. */
 const TEXT_CACHE_CHARS = 4_000_000;
 
+/** Rank of a pair that is not a token: larger than any rank, so never the best merge. */
+const NOT_A_TOKEN = 0x7fffffff;
+
 export class BpeCounter {
-  private readonly ranks = new Map<string, number>();
+  private readonly table: RankTable;
   private readonly pattern: RegExp;
   private readonly cache = new Map<string, number>();
   private readonly texts = new Map<string, number>();
   private textChars = 0;
+  /** A piece's UTF-8 bytes; grows to the longest piece seen. */
+  private scratch = new Uint8Array(256);
+  // Merge state of one chunk: part i spans bounds[i]..bounds[i + 1] of the scratch bytes;
+  // pairRank[i] is the rank of parts i and i + 1 merged.
+  private readonly bounds = new Int32Array(MAX_PIECE_BYTES + 1);
+  private readonly pairRank = new Int32Array(MAX_PIECE_BYTES);
 
   constructor(bpe: TiktokenBPE) {
     this.pattern = new RegExp(bpe.pat_str, 'gu');
-    for (const line of bpe.bpe_ranks.split('\n')) {
-      if (line === '') {
-        continue;
-      }
-      // Each line: "<ignored> <first rank> <base64 token> <base64 token> ..."
-      const fields = line.split(' ');
-      const offset = Number(fields[1]);
-      for (let i = 2; i < fields.length; i++) {
-        this.ranks.set(Buffer.from(fields[i], 'base64').toString('latin1'), offset + i - 2);
-      }
-    }
+    this.table = new RankTable(bpe.bpe_ranks);
   }
 
   /**
@@ -88,10 +89,10 @@ export class BpeCounter {
     if (cached !== undefined) {
       return cached;
     }
-    const bytes = toLatin1Bytes(piece);
+    const length = this.encode(piece);
     let n = 0;
-    for (let start = 0; start < bytes.length; start += MAX_PIECE_BYTES) {
-      n += this.merge(bytes.slice(start, start + MAX_PIECE_BYTES));
+    for (let start = 0; start < length; start += MAX_PIECE_BYTES) {
+      n += this.merge(start, Math.min(start + MAX_PIECE_BYTES, length));
     }
     if (piece.length <= CACHEABLE_PIECE_CHARS) {
       if (this.cache.size >= CACHE_LIMIT) {
@@ -102,24 +103,41 @@ export class BpeCounter {
     return n;
   }
 
-  /** Byte-pair merge of one piece (bytes as a latin1 string); returns the token count. */
-  private merge(bytes: string): number {
-    if (bytes.length <= 1 || this.ranks.has(bytes)) {
-      return Math.min(bytes.length, 1);
+  /** Writes the UTF-8 bytes of `piece` to the scratch buffer; returns their number. */
+  private encode(piece: string): number {
+    if (this.scratch.length < piece.length * 3) {
+      this.scratch = new Uint8Array(piece.length * 3);
     }
-    // bounds[i]..bounds[i+1] is part i; pairRank[i] is the rank of parts i and i+1 merged.
-    const bounds: number[] = [];
-    for (let i = 0; i <= bytes.length; i++) {
-      bounds.push(i);
+    const out = this.scratch;
+    for (let i = 0; i < piece.length; i++) {
+      const c = piece.charCodeAt(i);
+      if (c > 0x7f) {
+        return UTF8.encodeInto(piece, out).written;
+      }
+      out[i] = c;
     }
-    const pairRank: number[] = [];
-    for (let i = 0; i < bytes.length - 1; i++) {
-      pairRank.push(this.rankOf(bytes, i, i + 2));
+    return piece.length;
+  }
+
+  /** Byte-pair merge of the scratch bytes start..end; returns the token count. */
+  private merge(start: number, end: number): number {
+    const len = end - start;
+    const bytes = this.scratch;
+    if (len <= 1 || this.table.rank(bytes, start, end) >= 0) {
+      return Math.min(len, 1);
     }
-    while (pairRank.length > 0) {
-      let best = Infinity;
+    const { bounds, pairRank } = this;
+    for (let i = 0; i <= len; i++) {
+      bounds[i] = start + i;
+    }
+    for (let i = 0; i < len - 1; i++) {
+      pairRank[i] = this.rankOf(start + i, start + i + 2);
+    }
+    let parts = len;
+    while (parts > 1) {
+      let best = NOT_A_TOKEN;
       let at = -1;
-      for (let i = 0; i < pairRank.length; i++) {
+      for (let i = 0; i < parts - 1; i++) {
         if (pairRank[i] < best) {
           best = pairRank[i];
           at = i;
@@ -128,29 +146,23 @@ export class BpeCounter {
       if (at < 0) {
         break;
       }
-      bounds.splice(at + 1, 1);
-      pairRank.splice(at, 1);
+      bounds.copyWithin(at + 1, at + 2, parts + 1);
+      pairRank.copyWithin(at, at + 1, parts - 1);
+      parts--;
       if (at > 0) {
-        pairRank[at - 1] = this.rankOf(bytes, bounds[at - 1], bounds[at + 1]);
+        pairRank[at - 1] = this.rankOf(bounds[at - 1], bounds[at + 1]);
       }
-      if (at < pairRank.length) {
-        pairRank[at] = this.rankOf(bytes, bounds[at], bounds[at + 2]);
+      if (at < parts - 1) {
+        pairRank[at] = this.rankOf(bounds[at], bounds[at + 2]);
       }
     }
-    return bounds.length - 1;
+    return parts;
   }
 
-  private rankOf(bytes: string, start: number, end: number): number {
-    return this.ranks.get(bytes.slice(start, end)) ?? Infinity;
+  private rankOf(start: number, end: number): number {
+    const rank = this.table.rank(this.scratch, start, end);
+    return rank < 0 ? NOT_A_TOKEN : rank;
   }
 }
 
-/** The UTF-8 bytes of `text` as a latin1 string (one char per byte); ASCII is returned as is. */
-function toLatin1Bytes(text: string): string {
-  for (let i = 0; i < text.length; i++) {
-    if (text.charCodeAt(i) > 0x7f) {
-      return Buffer.from(text, 'utf8').toString('latin1');
-    }
-  }
-  return text;
-}
+const UTF8 = new TextEncoder();

@@ -101,11 +101,15 @@ export function counterFor(encoding: EncodingName): BpeCounter {
 function loadRanks(encoding: EncodingName): TiktokenBPE {
   // Loaded lazily on purpose (hundreds of ms, tens of MB); the package maps these paths
   // through `exports`, which `moduleResolution: node` cannot type, hence plain require.
+  // The module's text (1-2 MB) is dropped from the require cache once read: the counter
+  // keeps its own compact copy.
   /* eslint-disable @typescript-eslint/no-require-imports */
-  return encoding === 'o200k_base'
-    ? (require('js-tiktoken/ranks/o200k_base') as TiktokenBPE)
-    : (require('js-tiktoken/ranks/cl100k_base') as TiktokenBPE);
+  const path = require.resolve(`js-tiktoken/ranks/${encoding}`);
+  const ranks = require(path) as TiktokenBPE;
   /* eslint-enable @typescript-eslint/no-require-imports */
+  // eslint-disable-next-line @typescript-eslint/no-dynamic-delete
+  delete require.cache[path];
+  return ranks;
 }
 
 /** Tokens of `texts`, exact up to {@link MAX_TOKENIZED_CHARS} characters, extrapolated beyond. */

@@ -107,7 +107,7 @@ function loadRanks(encoding: EncodingName): TiktokenBPE {
   const path = require.resolve(`js-tiktoken/ranks/${encoding}`);
   const ranks = require(path) as TiktokenBPE;
   /* eslint-enable @typescript-eslint/no-require-imports */
-  // eslint-disable-next-line @typescript-eslint/no-dynamic-delete
+  // eslint-disable-next-line local/no-inherited-lookup -- a path require.resolve gave
   delete require.cache[path];
   return ranks;
 }

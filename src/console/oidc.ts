@@ -1,4 +1,4 @@
-import { type BaseClient, generators, Issuer } from 'openid-client';
+import type { BaseClient } from 'openid-client';
 import { own } from '../common/own';
 import type { ConsoleOidcConfig } from './console.config';
 import type { ConsoleRole } from './console-session';
@@ -19,6 +19,15 @@ export interface OidcIdentity {
   name: string;
 }
 
+/**
+ * openid-client and jose, loaded on the first sign-in: ~120 modules a gateway without
+ * single sign-on (or before anyone signs in) need not hold.
+ */
+function openid(): typeof import('openid-client') {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return require('openid-client') as typeof import('openid-client');
+}
+
 /** A sign-in the console cannot accept (no team for a member, a bad callback). */
 export class OidcSignInError extends Error {}
 
@@ -37,6 +46,7 @@ export class ConsoleOidc {
     redirectUri: string,
   ): Promise<{ url: string; pending: Omit<PendingLogin, 'returnTo'> }> {
     const client = await this.discover(redirectUri);
+    const { generators } = openid();
     const pending = {
       verifier: generators.codeVerifier(),
       state: generators.state(),
@@ -70,17 +80,19 @@ export class ConsoleOidc {
   }
 
   private discover(redirectUri: string): Promise<BaseClient> {
-    this.client ??= Issuer.discover(this.config.issuer).then(
-      (issuer) =>
-        new issuer.Client({
-          client_id: this.config.clientId,
-          client_secret: this.config.clientSecret,
-          redirect_uris: [redirectUri],
-          response_types: ['code'],
-          token_endpoint_auth_method:
-            this.config.clientSecret === undefined ? 'none' : 'client_secret_basic',
-        }),
-    );
+    this.client ??= openid()
+      .Issuer.discover(this.config.issuer)
+      .then(
+        (issuer) =>
+          new issuer.Client({
+            client_id: this.config.clientId,
+            client_secret: this.config.clientSecret,
+            redirect_uris: [redirectUri],
+            response_types: ['code'],
+            token_endpoint_auth_method:
+              this.config.clientSecret === undefined ? 'none' : 'client_secret_basic',
+          }),
+      );
     // A failed discovery is retried on the next sign-in rather than remembered.
     this.client.catch(() => (this.client = undefined));
     return this.client;

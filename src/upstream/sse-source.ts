@@ -1,6 +1,5 @@
 import { Logger } from '@nestjs/common';
-import { EventStreamCodec, type Message } from '@smithy/core/event-streams';
-import { fromUtf8, toUtf8 } from '@smithy/core/serde';
+import type { EventStreamCodec, Message } from '@smithy/core/event-streams';
 import { createParser } from 'eventsource-parser';
 import { Observable } from 'rxjs';
 import type { StreamFraming } from '../catalog/provider-kind';
@@ -85,8 +84,24 @@ function createLineParser(opts: {
 
 /** The prelude's first field: the message's total length, big-endian. */
 const TOTAL_LENGTH_BYTES = 4;
-/** Decodes and checks one whole message (both CRCs, the headers); stateless. */
-const eventStreamCodec = new EventStreamCodec(toUtf8, fromUtf8);
+let codec: EventStreamCodec | undefined;
+
+/**
+ * Decodes and checks one whole message (both CRCs, the headers); stateless. Loaded on the
+ * first event-stream answer: only Bedrock sends one, and `@smithy/core` is ~2 MB of heap
+ * and tens of ms of cold start for every other deployment.
+ */
+function eventStreamCodec(): EventStreamCodec {
+  if (codec === undefined) {
+    /* eslint-disable @typescript-eslint/no-require-imports */
+    const events =
+      require('@smithy/core/event-streams') as typeof import('@smithy/core/event-streams');
+    const serde = require('@smithy/core/serde') as typeof import('@smithy/core/serde');
+    /* eslint-enable @typescript-eslint/no-require-imports */
+    codec = new events.EventStreamCodec(serde.toUtf8, serde.fromUtf8);
+  }
+  return codec;
+}
 
 function stringHeader(message: Message, name: string): string | undefined {
   const header = own(message.headers, name);
@@ -174,7 +189,7 @@ function createEventStreamParser(opts: {
         let message: Message;
         try {
           // A total under the 16-byte minimum throws here too, so the loop always advances.
-          message = eventStreamCodec.decode(all.subarray(0, total));
+          message = eventStreamCodec().decode(all.subarray(0, total));
         } catch {
           fail(opts.onMalformed);
           return;

@@ -59,8 +59,11 @@ async function main(): Promise<void> {
   const upstream = await startUpstream(VARIANTS[0]);
   const db = await benchDatabase();
   const profileDir = join(ROOT, 'bench', 'results', 'profiles');
-  const nodeArgs = process.env.QUICK_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
-  if (nodeArgs.length > 0) {
+  const nodeArgs = [
+    ...(process.env.QUICK_NODE_ARGS ?? '').split(/\s+/).filter(Boolean),
+    ...(process.env.QUICK_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []),
+  ];
+  if (process.env.QUICK_PROFILE) {
     mkdirSync(profileDir, { recursive: true });
   }
   const gw = await startGateway(dir, writeCatalog(dir, upstream.port), {

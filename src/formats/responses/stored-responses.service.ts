@@ -1,3 +1,4 @@
+import { sendJson } from '../../common/http/send-json';
 import { Injectable } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { concat, defer, mergeMap } from 'rxjs';
@@ -77,7 +78,7 @@ export class StoredResponsesService {
       ctx,
     });
     if (result.kind === 'json') {
-      res.status(200).type('application/json').send(result.body);
+      sendJson(res, result.body);
       return;
     }
     // `?stream=true` replays a stored (background) response as its event stream.

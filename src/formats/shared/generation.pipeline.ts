@@ -17,6 +17,7 @@ import { TracingService } from '../../observability/tracing/tracing.service';
 import { FallbackPlan } from '../../resilience/fallback-plan';
 import { type Attempt, ResilienceService } from '../../resilience/resilience.service';
 import { stickyKeyOf } from '../../resilience/sticky-key';
+import { sendJson } from '../../common/http/send-json';
 import { setOwn } from '../../common/own';
 import { createCallContext } from '../../upstream/call-context';
 import { type PassthroughResult, framesOf } from '../../upstream/provider.interface';
@@ -151,9 +152,12 @@ export class GenerationPipeline {
     const response = await collectResponse(protectedEvents.pipe(tap(recordUsage)));
     const toJson = (): unknown => adapter.toJson(response, body, a.model.id);
     return () =>
-      res
-        .status(200)
-        .json(this.tracing.enabled ? this.tracing.step(req, 'gateway.encode', toJson) : toJson());
+      sendJson(
+        res,
+        JSON.stringify(
+          this.tracing.enabled ? this.tracing.step(req, 'gateway.encode', toJson) : toJson(),
+        ),
+      );
   }
 
   /** One attempt of a streamed request: its frames once the upstream started, and its error frames. */
@@ -233,11 +237,11 @@ export class GenerationPipeline {
       req.ctx.usage = adapter.nativeUsage(answer.usage);
     }
     if (adapter.namesModel(answer, model.id)) {
-      res.status(200).type('application/json').send(result.body);
+      sendJson(res, result.body);
       return;
     }
     answer.model = model.id;
-    res.status(200).type('application/json').send(JSON.stringify(answer));
+    sendJson(res, JSON.stringify(answer));
   }
 
   /** A `gateway.encode` span over a streamed encoding, from its first event to its end. */

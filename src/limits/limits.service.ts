@@ -9,6 +9,7 @@ import {
 } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { type ApiKeyInfo, ApiKeyService } from '../auth/api-key.service';
+import { keyMayUseModel } from '../auth/key-policy';
 import { CatalogService } from '../catalog/catalog.service';
 import type { CatalogModel } from '../catalog/catalog.types';
 import {
@@ -294,8 +295,7 @@ export class LimitsService implements OnModuleInit, OnApplicationShutdown {
 
 /** 403 when the key is scoped to models and the request names another. */
 function checkModelScope(info: ApiKeyInfo | undefined, model: string | undefined): void {
-  const scope = info?.scope?.models;
-  if (scope !== undefined && model !== undefined && !scope.allows(model)) {
+  if (model !== undefined && !keyMayUseModel(info, model)) {
     throw new PermissionDeniedError(
       `This API key may not use the model '${model}'.`,
       'model_not_allowed',

@@ -12,7 +12,7 @@ import { requestContextMiddleware } from './common/logging/request-context.middl
 import type { GatewayRequest } from './common/request-context';
 import type { AllConfig } from './config';
 import { ApiKeyService } from './auth/api-key.service';
-import { authenticate } from './auth/authenticate';
+import { authenticateRequest } from './auth/authenticate';
 import { RequestObserver } from './observability/request-observer';
 import { TracingService } from './observability/tracing/tracing.service';
 import { UsagePipeline } from './usage/usage.module';
@@ -54,8 +54,8 @@ export function configureApp(app: NestExpressApplication, logger: Logger): INest
     const ctx = (req as GatewayRequest).ctx;
     try {
       const info = tracing.enabled
-        ? tracing.step(req, 'gateway.auth', () => authenticate(req.headers, keys))
-        : authenticate(req.headers, keys);
+        ? tracing.step(req, 'gateway.auth', () => authenticateRequest(req.headers, keys, ctx))
+        : authenticateRequest(req.headers, keys, ctx);
       if (info instanceof Promise) {
         // A managed key missing from the cache: one store lookup, then on.
         info.then(

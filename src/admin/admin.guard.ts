@@ -16,9 +16,19 @@ import type { Request, Response } from 'express';
 export type AdminPrincipal =
   { via: 'token'; role: 'admin'; team: null } | ({ via: 'session' } & ConsoleSession);
 
+/**
+ * What an admin request carries: the caller as resolved once (`resolvedAdmin`, principal
+ * undefined when nobody), and the principal AdminGuard approved, which is all that
+ * handlers read, so a route without the guard still finds nobody.
+ */
+type AdminRequest = Request & {
+  resolvedAdmin?: { principal: AdminPrincipal | undefined };
+  adminPrincipal?: AdminPrincipal;
+};
+
 /** The principal AdminGuard attached to the request. */
 export function principalOf(req: Request): AdminPrincipal {
-  const p = (req as Request & { adminPrincipal?: AdminPrincipal }).adminPrincipal;
+  const p = (req as AdminRequest).adminPrincipal;
   if (p === undefined) {
     // Only reachable if a route forgot AdminGuard: fail closed.
     throw new AuthenticationError('Not signed in.', 'invalid_admin_token');
@@ -62,8 +72,17 @@ export class AdminAuth {
     return this.token !== undefined && timingSafeEqual(digest(token), this.token);
   }
 
-  /** The caller: a bearer admin token first, else a console session cookie. */
+  /**
+   * The caller: a bearer admin token first, else a console session cookie. Resolved once
+   * per request and kept on it: the body parser asks before the guard does.
+   */
   principal(req: Request, res: Response): AdminPrincipal | undefined {
+    const areq = req as AdminRequest;
+    areq.resolvedAdmin ??= { principal: this.resolve(req, res) };
+    return areq.resolvedAdmin.principal;
+  }
+
+  private resolve(req: Request, res: Response): AdminPrincipal | undefined {
     if (!this.store) {
       return undefined;
     }
@@ -108,7 +127,7 @@ export class AdminGuard implements CanActivate {
     if (principal.via === 'session') {
       this.sessions.checkCsrf(req, principal);
     }
-    (req as GatewayRequest & { adminPrincipal?: AdminPrincipal }).adminPrincipal = principal;
+    (req as AdminRequest).adminPrincipal = principal;
     return true;
   }
 }

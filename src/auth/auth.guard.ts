@@ -3,7 +3,7 @@ import { Reflector } from '@nestjs/core';
 import { PermissionDeniedError } from '../common/errors/gateway-errors';
 import type { GatewayRequest } from '../common/request-context';
 import { type ApiKeyInfo, ApiKeyService } from './api-key.service';
-import { authenticate } from './authenticate';
+import { authenticateRequest } from './authenticate';
 import { endpointOfPath } from './key-policy';
 import { IS_PUBLIC } from './public.decorator';
 
@@ -27,23 +27,12 @@ export class AuthGuard implements CanActivate {
       return true;
     }
     const req = context.switchToHttp().getRequest<GatewayRequest>();
-    // The early middleware (bootstrap.ts) usually did this before the body was read.
-    if (req.ctx.key !== undefined) {
-      return checkEndpoint(req.ctx.key, req.path);
-    }
-    const info = authenticate(req.headers, this.keys);
-    if (info instanceof Promise) {
-      return info.then((i) => {
-        req.ctx.keyId = i.id;
-        req.ctx.team = i.team;
-        req.ctx.key = i;
-        return checkEndpoint(i, req.path);
-      });
-    }
-    req.ctx.keyId = info.id;
-    req.ctx.team = info.team;
-    req.ctx.key = info;
-    return checkEndpoint(info, req.path);
+    // Usually answered from what the early middleware (bootstrap.ts) decided, failures
+    // included, before the body was read.
+    const info = authenticateRequest(req.headers, this.keys, req.ctx);
+    return info instanceof Promise
+      ? info.then((i) => checkEndpoint(i, req.path))
+      : checkEndpoint(info, req.path);
   }
 }
 

@@ -1,5 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { AuthenticationError } from '../common/errors/gateway-errors';
+import type { RequestContext } from '../common/request-context';
 import type { ApiKeyInfo, ApiKeyService } from './api-key.service';
 import type { KeyVerdict } from './managed-keys';
 
@@ -72,6 +73,7 @@ function settle(
  * Throws a 401 that says whether a key was missing, unknown, revoked or expired (never
  * echoing it), or a 503 when the key store had to be asked and could not answer.
  * Synchronous for static and cached keys; a promise only when the store is asked.
+ * Remembers nothing: requests go through {@link authenticateRequest}.
  */
 export function authenticate(
   headers: IncomingHttpHeaders,
@@ -91,4 +93,47 @@ export function authenticate(
     );
   }
   return settle(candidates, 0, keys, now, undefined);
+}
+
+/**
+ * {@link authenticate} decided once per request: the outcome, failures included, is kept on
+ * `ctx`, and a later call answers from there. The early middleware swallows a failure so
+ * that routing can answer 404 first; without this the AuthGuard would ask a key store that
+ * is down again and make the client wait out its timeout twice.
+ */
+export function authenticateRequest(
+  headers: IncomingHttpHeaders,
+  keys: ApiKeyService,
+  ctx: RequestContext,
+): ApiKeyInfo | Promise<ApiKeyInfo> {
+  if (ctx.key !== undefined) {
+    return ctx.key;
+  }
+  if (ctx.authFailure !== undefined) {
+    throw ctx.authFailure.error;
+  }
+  let outcome: ApiKeyInfo | Promise<ApiKeyInfo>;
+  try {
+    outcome = authenticate(headers, keys);
+  } catch (error) {
+    ctx.authFailure = { error };
+    throw error;
+  }
+  if (outcome instanceof Promise) {
+    return outcome.then(
+      (info) => accepted(ctx, info),
+      (error: unknown) => {
+        ctx.authFailure = { error };
+        throw error;
+      },
+    );
+  }
+  return accepted(ctx, outcome);
+}
+
+function accepted(ctx: RequestContext, info: ApiKeyInfo): ApiKeyInfo {
+  ctx.keyId = info.id;
+  ctx.team = info.team;
+  ctx.key = info;
+  return info;
 }

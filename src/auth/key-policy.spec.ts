@@ -1,5 +1,5 @@
 import { envelopeForPath } from '../common/errors/global-exception.filter';
-import { endpointOfPath, routedPath } from './key-policy';
+import { endpointOfPath, keyMayUseModel, ModelScope, routedPath } from './key-policy';
 
 describe('endpointOfPath', () => {
   it('classifies a path as the router matches it: any letter case, a trailing slash', () => {
@@ -17,5 +17,24 @@ describe('endpointOfPath', () => {
 
   it('keeps the root path', () => {
     expect(routedPath('/')).toBe('/');
+  });
+});
+
+describe('keyMayUseModel', () => {
+  const scoped = { scope: { models: new ModelScope(['test-gpt', 'claude-*']) } };
+
+  it('lets a key without a model scope use every model', () => {
+    expect(keyMayUseModel(undefined, 'anything')).toBe(true);
+    expect(keyMayUseModel({}, 'anything')).toBe(true);
+    expect(keyMayUseModel({ scope: { endpoints: new Set(['messages'] as const) } }, 'x')).toBe(
+      true,
+    );
+  });
+
+  it('lets a scoped key use its exact ids and glob matches only', () => {
+    expect(keyMayUseModel(scoped, 'test-gpt')).toBe(true);
+    expect(keyMayUseModel(scoped, 'claude-sonnet')).toBe(true);
+    expect(keyMayUseModel(scoped, 'test-gpt-2')).toBe(false);
+    expect(keyMayUseModel(scoped, 'gpt-claude-x')).toBe(false);
   });
 });

@@ -82,6 +82,16 @@ export interface KeyScope {
   endpoints?: ReadonlySet<KeyEndpoint>;
 }
 
+/**
+ * Whether a key may use the catalog model `model`: only a model scope restricts it. The one
+ * place this is decided, so that /v1/models, admission and fallbacks agree; an absent key
+ * (an unauthenticated route) is not restricted here, the AuthGuard refuses it.
+ */
+export function keyMayUseModel(key: { scope?: KeyScope } | undefined, model: string): boolean {
+  const models = key?.scope?.models;
+  return models === undefined || models.allows(model);
+}
+
 /** Start of the budget period containing `now` (UTC), and when the next one starts. */
 export function budgetWindow(
   period: BudgetPeriod,

@@ -1,4 +1,5 @@
 import { Controller, Get, Headers, Param, Query, Req } from '@nestjs/common';
+import { keyMayUseModel } from '../auth/key-policy';
 import { ModelNotFoundError } from '../common/errors/gateway-errors';
 import type { GatewayRequest } from '../common/request-context';
 import { CatalogService } from './catalog.service';
@@ -90,8 +91,7 @@ export class ModelsController {
   }
 
   private visible(req: GatewayRequest, model: string): boolean {
-    const scope = req.ctx.key?.scope?.models;
-    return scope === undefined || scope.allows(model);
+    return keyMayUseModel(req.ctx.key, model);
   }
 
   private anthropicPage(

@@ -19,6 +19,11 @@ export interface RequestContext {
    * those checks with nothing, and nothing to check must never mean "allowed".
    */
   key?: ApiKeyInfo;
+  /**
+   * Why authentication failed (a 401, or 503 when the key store was down), kept so that
+   * the AuthGuard answers with it instead of asking the key store a second time.
+   */
+  authFailure?: { error: unknown };
   model?: string;
   provider?: string;
   stream?: boolean;

@@ -2,6 +2,7 @@ import { isIP } from 'node:net';
 import { registerAs } from '@nestjs/config';
 import { Expose, Type } from 'class-transformer';
 import { IsIn, IsInt, IsOptional, IsString, Matches, Max, Min, ValidateBy } from 'class-validator';
+import { parseEnvBool } from './env-bool';
 import { readNamespace } from './validate-env';
 
 /** Express's 'trust proxy' value: everything, a hop count, or addresses and subnets. */
@@ -12,14 +13,16 @@ const PROXY_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
 /** TRUST_PROXY as Express takes it; undefined when malformed. */
 export function parseTrustProxy(raw: string | undefined): TrustProxy | undefined {
   const value = (raw ?? '').trim();
-  if (/^(|false|off|no)$/i.test(value)) {
+  if (value === '') {
     return false;
   }
-  if (/^(true|on|yes)$/i.test(value)) {
-    return true;
-  }
+  // Digits are a hop count, as Express reads them, not the boolean 1/0.
   if (/^\d+$/.test(value)) {
     return Number(value);
+  }
+  const flag = parseEnvBool(value);
+  if (flag !== undefined) {
+    return flag;
   }
   const entries = value.split(',').map((v) => v.trim());
   const valid = entries.every((e) => {

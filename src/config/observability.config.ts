@@ -1,11 +1,9 @@
 import { registerAs } from '@nestjs/config';
-import { Expose, Transform, Type } from 'class-transformer';
-import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Max, Min, MinLength } from 'class-validator';
+import { Expose, Type } from 'class-transformer';
+import { IsIn, IsInt, IsOptional, IsString, Max, Min, MinLength } from 'class-validator';
+import { EnvBool } from './env-bool';
 import { ConfigValidationError } from './index';
 import { collectEnvProblems, readNamespace } from './validate-env';
-
-const bool = ({ value }: { value: unknown }): unknown =>
-  typeof value === 'string' ? ['1', 'true', 'yes', 'on'].includes(value.toLowerCase()) : value;
 
 /**
  * Metrics and tracing settings. Tracing reads the standard `OTEL_*` variables; only the
@@ -19,11 +17,11 @@ export class ObservabilityEnv {
   /** Host the metrics port listens on. */
   @Expose() @IsString() METRICS_HOST = '0.0.0.0';
   /** Adds a `key_id` label to request, token and cost metrics (cardinality grows with keys). */
-  @Expose() @Transform(bool) @IsBoolean() METRICS_PER_KEY = false;
+  @Expose() @EnvBool() METRICS_PER_KEY = false;
   @Expose() @IsOptional() @IsString() OTEL_EXPORTER_OTLP_ENDPOINT?: string;
   @Expose() @IsOptional() @IsString() OTEL_EXPORTER_OTLP_TRACES_ENDPOINT?: string;
   @Expose() @IsOptional() @IsIn(['otlp', 'none']) OTEL_TRACES_EXPORTER?: string;
-  @Expose() @Transform(bool) @IsBoolean() OTEL_SDK_DISABLED = false;
+  @Expose() @EnvBool() OTEL_SDK_DISABLED = false;
   @Expose() @IsString() OTEL_SERVICE_NAME = 'reasoning-inference-gateway';
 }
 

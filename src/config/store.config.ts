@@ -1,6 +1,7 @@
 import { registerAs } from '@nestjs/config';
-import { Expose, Transform, Type } from 'class-transformer';
-import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Matches, Max, Min } from 'class-validator';
+import { Expose, Type } from 'class-transformer';
+import { IsIn, IsInt, IsOptional, IsString, Matches, Max, Min } from 'class-validator';
+import { EnvBool } from './env-bool';
 import { readNamespace } from './validate-env';
 
 export const KEY_STORE_MODES = ['database', 'off'] as const;
@@ -29,10 +30,7 @@ export class StoreEnv {
   /** Ledger rows held in memory while the database is unreachable; more are dropped (counted). */
   @Expose() @Type(() => Number) @IsInt() @Min(100) USAGE_BUFFER_MAX_ROWS = 100_000;
   /** Whether protection judge calls count against the client key's budget. */
-  @Expose()
-  @Transform(({ value }) => (value === undefined ? false : value === 'true' || value === true))
-  @IsBoolean()
-  BUDGET_COUNT_PROTECTIONS = false;
+  @Expose() @EnvBool() BUDGET_COUNT_PROTECTIONS = false;
 }
 
 export interface StoreConfig {

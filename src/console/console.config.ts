@@ -1,7 +1,6 @@
 import { registerAs } from '@nestjs/config';
-import { Expose, Transform } from 'class-transformer';
+import { Expose } from 'class-transformer';
 import {
-  IsBoolean,
   IsOptional,
   IsString,
   IsUrl,
@@ -10,16 +9,12 @@ import {
   ValidateBy,
   ValidateIf,
 } from 'class-validator';
+import { EnvBool } from '../config/env-bool';
 import { readNamespace } from '../config/validate-env';
 
 /** The web console (/console): where it is served and how its sessions are signed. */
 export class ConsoleEnv {
-  @Expose()
-  @Transform(({ value }: { value: unknown }) =>
-    typeof value === 'string' ? !/^(0|false|off|no)$/i.test(value) : value !== false,
-  )
-  @IsBoolean()
-  CONSOLE_ENABLED = true;
+  @Expose() @EnvBool() CONSOLE_ENABLED = true;
   @Expose()
   @IsOptional()
   @Matches(/^\/[A-Za-z0-9._~-]+(\/[A-Za-z0-9._~-]+)*\/?$/, {

@@ -1,6 +1,7 @@
 import { Tiktoken, type TiktokenBPE } from 'js-tiktoken/lite';
 import type { ConfigService } from '@nestjs/config';
-import type { ApiKeyService } from '../auth/api-key.service';
+import type { ApiKeyInfo, ApiKeyService } from '../auth/api-key.service';
+import { ModelScope } from '../auth/key-policy';
 import { CatalogService } from '../catalog/catalog.service';
 import type { CatalogModel } from '../catalog/catalog.types';
 import { ContextLengthExceededError } from '../common/errors/gateway-errors';
@@ -10,6 +11,10 @@ import { chatLimitFacts } from '../formats/chat-completions/chat.limits';
 import { LimitsHealth } from './limits-health';
 import { LimitsService } from './limits.service';
 import { MemoryRateLimitStore } from './rate/memory.store';
+import { testModel } from '../testing/test-model';
+import { contextFallbackOf } from '../resilience/context-fallback';
+import { FallbackPlan } from '../resilience/fallback-plan';
+import { BpeCounter } from './tokens/bpe-counter';
 import { windowEstimate } from './tokens/token-estimator';
 
 /* eslint-disable @typescript-eslint/no-require-imports */
@@ -19,15 +24,35 @@ const o200k = new Tiktoken(require('js-tiktoken/ranks/o200k_base') as TiktokenBP
 const TEXT = 'The quick brown fox jumps over the lazy dog while counting tokens. '.repeat(300);
 const facts = chatLimitFacts({ model: 'm', messages: [{ role: 'user', content: TEXT }] });
 
-function admit(family: string, contextWindow: number): unknown {
-  const model = {
-    id: 'm',
+function modelOf(
+  id: string,
+  family: string,
+  contextWindow: number,
+  fallbacks?: string[],
+): CatalogModel {
+  return testModel('chat_completions', {
+    id,
     family,
     contextWindow,
     maxOutputTokens: 10,
-    provider: { available: true },
-  } as CatalogModel;
-  const catalog = new CatalogService({ providers: new Map(), models: new Map([['m', model]]) });
+    fallbacks,
+    endpoints: new Set(['chat_completions']),
+  });
+}
+
+function admit(family: string, contextWindow: number): unknown {
+  return admitTo([modelOf('m', family, contextWindow)]).outcome;
+}
+
+/** Admits the chat request for the first of `models` (the catalog), as `key` when given. */
+function admitTo(
+  models: CatalogModel[],
+  key?: ApiKeyInfo,
+): { outcome: unknown; req: GatewayRequest; catalog: CatalogService } {
+  const catalog = new CatalogService({
+    providers: new Map(),
+    models: new Map(models.map((m) => [m.id, m])),
+  });
   const limits = {
     defaults: { requestsPerMinute: 0, tokensPerMinute: 0, maxConcurrentStreams: 0 },
     defaultOutputTokens: 0,
@@ -42,15 +67,16 @@ function admit(family: string, contextWindow: number): unknown {
   const keys = { info: () => undefined, anyLimit: () => false } as unknown as ApiKeyService;
   const store = new MemoryRateLimitStore();
   const service = new LimitsService(config, catalog, keys, store, new LimitsHealth());
-  const req = { path: '/v1/chat/completions', ctx: { requestId: 'r', startedAt: 0n } };
+  const req = {
+    path: '/v1/chat/completions',
+    headers: {},
+    ctx: { requestId: 'r', startedAt: 0n, keyId: key?.id, key },
+  } as unknown as GatewayRequest;
+  const res = { setHeader: () => undefined, once: () => undefined } as unknown as GatewayResponse;
   try {
-    return service.admit(
-      facts,
-      req as unknown as GatewayRequest,
-      { setHeader: () => undefined, once: () => undefined } as unknown as GatewayResponse,
-    );
+    return { outcome: service.admit({ ...facts, model: models[0].id }, req, res), req, catalog };
   } catch (e) {
-    return e;
+    return { outcome: e, req, catalog };
   } finally {
     void store.close();
   }
@@ -75,5 +101,52 @@ describe('the context-window check', () => {
     expect(admit('anthropic', Math.floor(estimate.tokens / 1.25))).toBeInstanceOf(
       ContextLengthExceededError,
     );
+  });
+});
+
+describe('the context-window fallback', () => {
+  const tokens = windowEstimate(facts, 'openai').tokens;
+  const catalog = [
+    modelOf('small', 'openai', Math.floor(tokens / 2), ['medium', 'forbidden-big', 'big']),
+    modelOf('medium', 'openai', tokens - 100),
+    modelOf('forbidden-big', 'openai', tokens * 4),
+    modelOf('big', 'openai', tokens * 2),
+  ];
+  const keyFor = (...models: string[]): ApiKeyInfo => ({
+    id: 'key_1',
+    limits: {},
+    modelLimits: new Map(),
+    scope: { models: new ModelScope(models) },
+  });
+
+  it('skips a larger fallback the key may not use and serves the next one it may', () => {
+    const { outcome, req, catalog: service } = admitTo(catalog, keyFor('small', 'medium', 'big'));
+    expect(outcome).toBe(true);
+    expect(contextFallbackOf(req)?.id).toBe('big');
+    const plan = new FallbackPlan(service).candidates(catalog[0], req, 'chat_completions', []);
+    expect(plan.map((m) => m.id)).toEqual(['big']);
+  });
+
+  it('answers context_length_exceeded when every fallback that holds the prompt is out of scope', () => {
+    const { outcome, req } = admitTo(catalog, keyFor('small', 'medium'));
+    expect(outcome).toBeInstanceOf(ContextLengthExceededError);
+    expect(contextFallbackOf(req)).toBeUndefined();
+  });
+
+  it('still takes the first fallback that holds the prompt for a key without a model scope', () => {
+    const { outcome, req } = admitTo(catalog, { ...keyFor(), scope: undefined });
+    expect(outcome).toBe(true);
+    expect(contextFallbackOf(req)?.id).toBe('forbidden-big');
+  });
+
+  it('tokenizes the prompt once, however many candidates of its family are compared', () => {
+    const count = jest.spyOn(BpeCounter.prototype, 'count');
+    try {
+      const { outcome } = admitTo(catalog, keyFor('small', 'medium', 'big'));
+      expect(outcome).toBe(true);
+      expect(count).toHaveBeenCalledTimes(facts.texts.length);
+    } finally {
+      count.mockRestore();
+    }
   });
 });

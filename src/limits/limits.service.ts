@@ -9,6 +9,7 @@ import {
 } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { type ApiKeyInfo, ApiKeyService } from '../auth/api-key.service';
+import { keyMayUseModel } from '../auth/key-policy';
 import { CatalogService } from '../catalog/catalog.service';
 import type { CatalogModel } from '../catalog/catalog.types';
 import {
@@ -22,7 +23,12 @@ import type { AllConfig, LimitsConfig } from '../config';
 import { BUDGET_GATE, type BudgetGate } from './budget-gate';
 import type { LimitFacts } from './limit-facts';
 import { LimitsHealth } from './limits-health';
-import { checkContextWindow, checkCounts, checkMaxOutput } from './request-limits';
+import {
+  checkContextWindow,
+  checkCounts,
+  checkMaxOutput,
+  fitsContextWindow,
+} from './request-limits';
 import { goDuration, rateLimitHeaders, retryAfterSeconds } from './rate/headers';
 import {
   type AcquireResult,
@@ -41,7 +47,7 @@ import {
 import { rememberContextFallback } from '../resilience/context-fallback';
 import {
   estimatePromptTokens,
-  windowEstimate,
+  windowEstimates,
   preloadFamilies,
   promptTokensUpperBound,
 } from './tokens/token-estimator';
@@ -97,25 +103,28 @@ export class LimitsService implements OnModuleInit, OnApplicationShutdown {
   }
 
   /**
-   * The first catalog fallback of `model` whose window holds the prompt (by the same
-   * estimate and tolerance as the check), for the context-window fallback.
+   * The first catalog fallback of `model` that the key may use and whose window holds the
+   * prompt (by the same estimate and tolerance as the check), for the context-window
+   * fallback. `windowOf` counts the prompt once per tokenizer, not once per candidate.
    */
   private largerFallback(
     model: CatalogModel,
-    facts: LimitFacts,
+    key: ApiKeyInfo | undefined,
     requestedOutput: number,
+    windowOf: (family: string) => { tokens: number; tolerance: number },
   ): CatalogModel | undefined {
     for (const id of model.fallbacks ?? []) {
       const candidate = this.catalog.find(id);
-      if (candidate === undefined || !candidate.provider.available) {
+      if (
+        candidate === undefined ||
+        !candidate.provider.available ||
+        !keyMayUseModel(key, candidate.id)
+      ) {
         continue;
       }
-      const window = windowEstimate(facts, candidate.family);
-      try {
-        checkContextWindow(candidate, window.tokens, requestedOutput, window.tolerance, facts);
+      const window = windowOf(candidate.family);
+      if (fitsContextWindow(candidate, window.tokens, requestedOutput, window.tolerance)) {
         return candidate;
-      } catch {
-        // too small as well: the next one
       }
     }
     return undefined;
@@ -132,6 +141,9 @@ export class LimitsService implements OnModuleInit, OnApplicationShutdown {
     let promptTokens: number | undefined;
     const estimate = (m: CatalogModel): number =>
       (promptTokens ??= estimatePromptTokens(facts, m.family));
+    const keyId = req.ctx.keyId;
+    // Authentication sets both; a caller that only names the key id gets it looked up.
+    const info = keyId === undefined ? undefined : (req.ctx.key ?? this.keys.info(keyId));
     if (model) {
       requestedOutput = checkMaxOutput(facts, model);
       // Tokenize only when the cheap upper bound does not already prove the prompt fits.
@@ -139,12 +151,13 @@ export class LimitsService implements OnModuleInit, OnApplicationShutdown {
         promptTokensUpperBound(facts, model.family) + (requestedOutput ?? 0) >
         model.contextWindow
       ) {
-        const window = windowEstimate(facts, model.family);
+        const windowOf = windowEstimates(facts);
+        const window = windowOf(model.family);
         promptTokens = window.tokens;
         try {
           checkContextWindow(model, window.tokens, requestedOutput ?? 0, window.tolerance, facts);
         } catch (error) {
-          const fallback = this.largerFallback(model, facts, requestedOutput ?? 0);
+          const fallback = this.largerFallback(model, info, requestedOutput ?? 0, windowOf);
           if (fallback === undefined) {
             throw error;
           }
@@ -152,12 +165,9 @@ export class LimitsService implements OnModuleInit, OnApplicationShutdown {
         }
       }
     }
-    const keyId = req.ctx.keyId;
     if (keyId === undefined) {
       return true;
     }
-    // Authentication sets both; a caller that only names the key id gets it looked up.
-    const info = req.ctx.key ?? this.keys.info(keyId);
     checkModelScope(info, facts.model);
     if (model) {
       // Priced only if the client leaves before the upstream reports usage.
@@ -294,8 +304,7 @@ export class LimitsService implements OnModuleInit, OnApplicationShutdown {
 
 /** 403 when the key is scoped to models and the request names another. */
 function checkModelScope(info: ApiKeyInfo | undefined, model: string | undefined): void {
-  const scope = info?.scope?.models;
-  if (scope !== undefined && model !== undefined && !scope.allows(model)) {
+  if (model !== undefined && !keyMayUseModel(info, model)) {
     throw new PermissionDeniedError(
       `This API key may not use the model '${model}'.`,
       'model_not_allowed',

@@ -75,8 +75,7 @@ export function checkContextWindow(
   tolerance: number,
   facts: LimitFacts,
 ): void {
-  const promptFloor = Math.floor(promptTokens * (1 - tolerance));
-  if (promptFloor + requestedOutput <= model.contextWindow) {
+  if (fitsContextWindow(model, promptTokens, requestedOutput, tolerance)) {
     return;
   }
   const outputParam = facts.maxOutput[0]?.param;
@@ -85,4 +84,14 @@ export function checkContextWindow(
     `This model's maximum context length is ${model.contextWindow} tokens. However, you requested about ${promptTokens + requestedOutput} tokens (about ${promptTokens} in the prompt${output}). Please reduce the length of the ${facts.messagesParam}${requestedOutput > 0 ? ` or ${outputParam}` : ''}.`,
     facts.messagesParam,
   );
+}
+
+/** The test {@link checkContextWindow} applies, as a predicate (for choosing among models). */
+export function fitsContextWindow(
+  model: CatalogModel,
+  promptTokens: number,
+  requestedOutput: number,
+  tolerance: number,
+): boolean {
+  return Math.floor(promptTokens * (1 - tolerance)) + requestedOutput <= model.contextWindow;
 }

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { keyMayUseModel } from '../auth/key-policy';
 import { CatalogService } from '../catalog/catalog.service';
 import type { CatalogModel } from '../catalog/catalog.types';
 import type { GatewayRequest } from '../common/request-context';
@@ -61,7 +62,6 @@ export class FallbackPlan {
     format: WireFormat,
     except?: CatalogModel,
   ): CatalogModel[] {
-    const scope = req.ctx.key?.scope?.models;
     const out: CatalogModel[] = [];
     for (const id of ids) {
       const m = this.catalog.find(id);
@@ -71,7 +71,7 @@ export class FallbackPlan {
         !out.includes(m) &&
         m.endpoints.has(format) &&
         m.provider.available &&
-        (scope === undefined || scope.allows(m.id))
+        keyMayUseModel(req.ctx.key, m.id)
       ) {
         out.push(m);
       }

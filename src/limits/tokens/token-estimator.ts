@@ -197,6 +197,25 @@ export function windowEstimate(
 }
 
 /**
+ * {@link windowEstimate} of one prompt for any number of models: each tokenizer profile
+ * counts the prompt once, however many models of its family are compared against it.
+ */
+export function windowEstimates(
+  prompt: PromptShape,
+): (family: string) => { tokens: number; tolerance: number } {
+  const counted = new Map<FamilyProfile, { tokens: number; tolerance: number }>();
+  return (family) => {
+    const profile = familyProfile(family);
+    let estimate = counted.get(profile);
+    if (estimate === undefined) {
+      estimate = windowEstimate(prompt, family);
+      counted.set(profile, estimate);
+    }
+    return estimate;
+  };
+}
+
+/**
  * A bound no real count exceeds: every token covers at least one UTF-8 byte and a UTF-16
  * code unit is at most 3 bytes. Lets the context check skip tokenizing ordinary prompts.
  */

@@ -53,25 +53,18 @@ export function configureApp(app: NestExpressApplication, logger: Logger): INest
   app.use((req: Request, _res: Response, next: NextFunction) => {
     const ctx = (req as GatewayRequest).ctx;
     try {
+      // Sets ctx.key (or ctx.authFailure, which the guard answers without asking again).
       const info = tracing.enabled
         ? tracing.step(req, 'gateway.auth', () => authenticateRequest(req.headers, keys, ctx))
         : authenticateRequest(req.headers, keys, ctx);
       if (info instanceof Promise) {
         // A managed key missing from the cache: one store lookup, then on.
         info.then(
-          (i) => {
-            ctx.keyId = i.id;
-            ctx.team = i.team;
-            ctx.key = i;
-            next();
-          },
+          () => next(),
           () => next(),
         );
         return;
       }
-      ctx.keyId = info.id;
-      ctx.team = info.team;
-      ctx.key = info;
     } catch {
       // no key yet: see above
     }

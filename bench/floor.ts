@@ -37,27 +37,32 @@ export function startBare(
   });
 }
 
-/** Added latency of the bare proxy and of the gateway over direct, measured in the same rounds. */
+/**
+ * Added latency over direct, measured in the same rounds: the bare proxy's and the
+ * gateway's, and the bare Nest app's (it answers by itself, as the fake upstream does,
+ * so its figure is what Nest and express alone add to a plain node:http server).
+ */
 export interface FloorLatency {
   bare: Comparison;
+  nest: Comparison;
   gateway: Comparison;
 }
 
 /**
- * Non-streamed chat at concurrency 1, direct, bare proxy and gateway interleaved (A, B, C,
- * A, B, C, ...), so that the floor and the gateway are measured under the same drift.
+ * Non-streamed chat at concurrency 1, direct, bare proxy, bare Nest and gateway interleaved
+ * (A, B, C, D, A, B, ...), so that the floors and the gateway are measured under the same drift.
  */
 export async function measureFloorLatency(
   v: Variant,
-  direct: Target,
-  bare: Target,
-  gateway: Target,
+  t: { direct: Target; bare: Target; nest: Target; gateway: Target },
   anomalies: Anomalies,
 ): Promise<FloorLatency> {
   const chat = LATENCY_CASES[0];
   const legs = (check: boolean): (() => Promise<number>)[] =>
-    [direct, bare, gateway].map((t) => () => timeCompletion(t, chat, anomalies, check));
+    [t.direct, t.bare, t.nest, t.gateway].map(
+      (x) => () => timeCompletion(x, chat, anomalies, check && x !== t.nest),
+    );
   await interleave(Math.ceil(v.latencyWarmupPairs * SCALE * 0.3), legs(true));
-  const [d, b, g] = await interleave(Math.ceil(v.latencyPairs * SCALE * 0.5), legs(false));
-  return { bare: compare(d, b), gateway: compare(d, g) };
+  const [d, b, n, g] = await interleave(Math.ceil(v.latencyPairs * SCALE * 0.5), legs(false));
+  return { bare: compare(d, b), nest: compare(d, n), gateway: compare(d, g) };
 }

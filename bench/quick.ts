@@ -1,10 +1,11 @@
 /**
  * `npm run bench:quick`: a one-minute before/after check for one change to the hot path.
- * Starts the fake upstream (0 ms), the bare proxy (bench/bare-proxy.ts) and the gateway
+ * Starts the fake upstream (0 ms), the bare proxy (bench/bare-proxy.ts), the bare Nest app
+ * (bench/bare-nest.ts, answering by itself: Nest's own share of the latency) and the gateway
  * as deployed (deployment.ts: a database key, the ledger, metrics, resilience),
- * then measures non-streamed chat at concurrency 1 (direct, bare and gateway interleaved)
+ * then measures non-streamed chat at concurrency 1 (the four interleaved)
  * and requests per second at 64 connections. The full report is `npm run bench`.
- * QUICK_PROFILE=1 writes a CPU profile of the gateway (`--cpu-prof`) under load to
+ * QUICK_NODE_ARGS adds node flags to the gateway. QUICK_PROFILE=1 writes a CPU profile of the gateway (`--cpu-prof`) under load to
  * bench/results/profiles/. QUICK_ENV='A=1 B=2' adds gateway environment variables.
  */
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
@@ -73,12 +74,14 @@ async function main(): Promise<void> {
   const key = await issueKey(gw.port);
   useKey(key);
   const bare = await startBare(upstream.port, key);
+  const nest = await startBare(upstream.port, key, 'bare-nest.ts');
   const targets = [
     target('direct', upstream.port),
     target('bare', bare.port),
+    target('nest', nest.port),
     target('gateway', gw.port),
   ];
-  const names = ['direct', 'bare', 'gateway'];
+  const names = ['direct', 'bare', 'nest', 'gateway'];
   try {
     const anomalies: Anomalies = new Map();
     for (const t of targets) {
@@ -108,7 +111,8 @@ async function main(): Promise<void> {
       );
     }
     log(
-      `gateway/bare throughput ${round(rps[2] / rps[1], 3)}; gateway CPU ${round(cpuUs, 0)} µs per request`,
+      `gateway/bare throughput ${round(rps[3] / rps[1], 3)}, nest/bare ${round(rps[2] / rps[1], 3)}; ` +
+        `gateway CPU ${round(cpuUs, 0)} µs per request`,
     );
   } finally {
     for (const t of targets) {
@@ -116,6 +120,7 @@ async function main(): Promise<void> {
     }
     await stopChild(gw.child);
     await stopChild(bare.child);
+    await stopChild(nest.child);
     await stopChild(upstream.child);
     await db.drop();
     rmSync(dir, { recursive: true, force: true });

@@ -151,8 +151,13 @@ export function floorRows(r: VariantResult): string[] {
   const b = r.floor.bare;
   const { bare, nest, gateway } = r.load;
   return [
-    `  Floor: non-streamed chat, concurrency 1, direct / bare proxy / gateway interleaved`,
+    `  Floor: non-streamed chat, concurrency 1, direct / bare proxy / bare Nest / gateway interleaved`,
     row('bare proxy added p50 / p99 (ms)', '', `${fmt(b.added.p50)} / ${fmt(b.added.p99)}`),
+    row(
+      'bare Nest (answers itself) added p50 / p99 (ms)',
+      '',
+      `${fmt(r.floor.nest.added.p50)} / ${fmt(r.floor.nest.added.p99)}`,
+    ),
     row(
       'gateway added p50 / p99 (ms)',
       '',

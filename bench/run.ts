@@ -93,8 +93,10 @@ async function measurePhases(
   await cannon(t.bare, CHAT_REQUEST, BURST.connections, BURST.durationS);
   await cannon(t.nest, CHAT_REQUEST, BURST.connections, BURST.durationS);
   const latencies = await measureLatencies(v, t.direct, t.gateway, anomalies);
-  log(`[${v.name}] non-streamed chat, direct / bare proxy / gateway, concurrency 1 ...`);
-  const floor = await measureFloorLatency(v, t.direct, t.bare, t.gateway, anomalies);
+  log(
+    `[${v.name}] non-streamed chat, direct / bare proxy / bare Nest / gateway, concurrency 1 ...`,
+  );
+  const floor = await measureFloorLatency(v, t, anomalies);
   const streams = await measureStreams(v, t.direct, t.gateway, anomalies);
   log(`[${v.name}] throughput, ${LOAD.connections} connections ...`);
   const load = {

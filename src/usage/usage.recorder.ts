@@ -27,13 +27,14 @@ function outcomeOf(req: GatewayRequest, res: GatewayResponse): Outcome {
   return res.statusCode >= 400 || ctx.errorCode ? 'error' : 'completed';
 }
 
+/** Longest model name a ledger row keeps of what the client asked for. */
+export const MAX_LEDGER_MODEL_CHARS = 256;
+
+/** The model the client named: its text, cut to a bound (a client may send a megabyte). */
 function modelAsked(req: GatewayRequest): string | null {
   const body = req.body as { model?: unknown } | undefined;
-  if (typeof body?.model === 'string') {
-    return body.model;
-  }
-  const query = req.query.model;
-  return typeof query === 'string' ? query : null;
+  const asked = typeof body?.model === 'string' ? body.model : req.query.model;
+  return typeof asked === 'string' ? asked.slice(0, MAX_LEDGER_MODEL_CHARS) : null;
 }
 
 /**

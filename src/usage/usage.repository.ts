@@ -22,13 +22,34 @@ const GROUP_EXPRESSIONS: Record<UsageGroup, RawBuilder<string>> = {
 const num = (v: unknown): number => Number(v ?? 0);
 const big = (v: unknown): bigint => BigInt((v as string | number | null) ?? 0);
 
-function valuesOf(r: LedgerRow): RawBuilder<unknown> {
-  return sql`(${r.rowId}::uuid, ${r.createdAt}::timestamptz, ${r.requestId}, ${r.keyId}, ${r.endpoint},
-    ${r.method}, ${r.modelRequested}, ${r.model}, ${r.provider}, ${r.status}::int, ${r.outcome},
-    ${r.stream}::boolean, ${r.inputTokens}::int, ${r.cachedInputTokens}::int, ${r.cacheWriteTokens}::int,
-    ${r.outputTokens}::int, ${r.reasoningTokens}::int, ${r.costPico.toString()}::bigint,
-    ${r.costEstimated}::boolean, ${r.protectionCostPico.toString()}::bigint, ${r.latencyMs}::int,
-    ${r.ttftMs}::int, ${r.protections}, ${r.errorCode}, ${r.team})`;
+/**
+ * A batch goes to the database as one JSON parameter, read back by `jsonb_to_recordset`
+ * with LedgerRow's own field names as columns. One `JSON.stringify` replaces 25 bound
+ * parameters per row: a 500-row flush was 12,500 parameters for Kysely to compile and pg
+ * to serialise one by one, milliseconds of the event loop that showed in the tail latency.
+ */
+const BATCH_RECORD = sql.raw(`r("rowId" uuid, "createdAt" timestamptz, "requestId" text,
+  "keyId" text, endpoint text, method text, "modelRequested" text, model text, provider text,
+  status int, outcome text, stream boolean, "inputTokens" int, "cachedInputTokens" int,
+  "cacheWriteTokens" int, "outputTokens" int, "reasoningTokens" int, "costPico" bigint,
+  "costEstimated" boolean, "protectionCostPico" bigint, "latencyMs" int, "ttftMs" int,
+  protections text, "errorCode" text, team text)`);
+
+/**
+ * JSON has no bigint: amounts travel as decimal strings, which bigint columns parse. Text
+ * PostgreSQL would refuse (NUL, a lone UTF-16 surrogate: both can come from a client or an
+ * upstream) becomes U+FFFD, since one refused row would fail its batch on every retry.
+ */
+function batchJson(rows: LedgerRow[]): string {
+  return JSON.stringify(rows, (_key, value: unknown) => {
+    if (typeof value === 'bigint') {
+      return value.toString();
+    }
+    if (typeof value === 'string' && (value.includes('\u0000') || !value.isWellFormed())) {
+      return value.toWellFormed().replaceAll('\u0000', '\uFFFD');
+    }
+    return value;
+  });
 }
 
 /** The ledger in PostgreSQL or PGlite, through Kysely. */
@@ -49,7 +70,11 @@ export class KyselyUsageRepository implements UsageRepository {
           model_requested, model, provider, status, outcome, stream, input_tokens,
           cached_input_tokens, cache_write_tokens, output_tokens, reasoning_tokens, cost_pusd,
           cost_estimated, protection_cost_pusd, latency_ms, ttft_ms, protections, error_code, team)
-        VALUES ${sql.join(rows.map(valuesOf))}
+        SELECT "rowId", "createdAt", "requestId", "keyId", endpoint, method, "modelRequested",
+          model, provider, status, outcome, stream, "inputTokens", "cachedInputTokens",
+          "cacheWriteTokens", "outputTokens", "reasoningTokens", "costPico", "costEstimated",
+          "protectionCostPico", "latencyMs", "ttftMs", protections, "errorCode", team
+        FROM jsonb_to_recordset(${batchJson(rows)}::jsonb) AS ${BATCH_RECORD}
         ON CONFLICT (row_id) DO NOTHING
         RETURNING *
       ), daily AS (

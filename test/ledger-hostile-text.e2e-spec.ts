@@ -1,0 +1,78 @@
+import { startGateway, type TestGateway } from './support/gateway';
+import { admin, ADMIN_TOKEN, createKey, eventually, pricedCatalog } from './support/key-store';
+import { createTestDatabase, describeWithPostgres } from './support/postgres';
+
+const SYSTEM = { role: 'system', content: 'You are a test double.' };
+
+/**
+ * Text a client chose reaches the ledger (the model it asked for). A NUL character, which
+ * PostgreSQL refuses in text and jsonb, or a megabyte of it must not make the batch fail:
+ * a refused batch is retried forever and every later row waits behind it.
+ */
+function hostileTextSuite(
+  env: () => Promise<{ env: Record<string, string>; drop(): Promise<void> }>,
+) {
+  let gw: TestGateway;
+  let drop: () => Promise<void>;
+
+  beforeAll(async () => {
+    const backend = await env();
+    drop = backend.drop;
+    gw = await startGateway({
+      CATALOG_PATH: pricedCatalog('http://127.0.0.1:9'),
+      GATEWAY_ADMIN_TOKEN: ADMIN_TOKEN,
+      USAGE_FLUSH_INTERVAL_MS: '50',
+      REDIS_URL: '',
+      ...backend.env,
+    });
+  }, 90_000);
+
+  afterAll(async () => {
+    await gw?.close();
+    await drop?.();
+  });
+
+  const post = (key: string, model: string): Promise<Response> =>
+    fetch(`${gw.baseURL}/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model, messages: [SYSTEM, { role: 'user', content: 'Hi' }] }),
+    });
+
+  it('records requests whose model name holds a NUL, a lone surrogate or a megabyte, and the rows after them', async () => {
+    const { key } = await createKey(gw, { name: 'hostile-text' });
+    expect((await post(key, 'no\u0000such-model')).status).toBe(404);
+    expect((await post(key, 'lone\ud800surrogate')).status).toBe(404);
+    expect((await post(key, `x${'y'.repeat(1_000_000)}`)).status).toBe(404);
+    expect((await post(key, 'local-echo-gpt')).status).toBe(200);
+    const { value: rows } = await eventually(
+      async () => {
+        const res = await admin(gw, 'GET', '/usage/requests');
+        return res.body.data.length >= 4 ? (res.body.data as any[]) : undefined;
+      },
+      5000,
+      'four ledger rows',
+    );
+    const asked = rows.map((r) => r.model_requested as string);
+    expect(asked).toContain('local-echo-gpt');
+    expect(asked).toContain('no\uFFFDsuch-model');
+    expect(asked).toContain('lone\uFFFDsurrogate');
+    expect(Math.max(...asked.map((m) => m.length))).toBe(256);
+  });
+}
+
+describe('ledger text from clients, on PGlite', () => {
+  hostileTextSuite(() =>
+    Promise.resolve({
+      env: { KEY_STORE: 'database', DATA_DIR: 'memory://' },
+      drop: () => Promise.resolve(),
+    }),
+  );
+});
+
+describeWithPostgres('ledger text from clients, on PostgreSQL', () => {
+  hostileTextSuite(async () => {
+    const db = await createTestDatabase('hostile');
+    return { env: { KEY_STORE: 'database', DATABASE_URL: db.url }, drop: () => db.drop() };
+  });
+});

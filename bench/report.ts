@@ -196,6 +196,7 @@ export function capacityRows(c: StreamsResult): string {
     row('', 'bare proxy', 'gateway'),
     row('cold start to ready (ms)', '', fmt(c.coldStartMs, 0)),
     row('idle RSS (MB)', fmt(c.bare.idleRssMb, 1), fmt(c.idleRssMb, 1)),
+    row('idle RSS after 30 s at rest (MB)', '', fmt(c.settledIdleRssMb, 1)),
     row('idle RSS after 50 streams (MB)', '', fmt(c.servingIdleRssMb, 1)),
     row('peak RSS (MB)', fmt(c.bare.peakRssMb, 1), fmt(c.peakRssMb, 1)),
     row(

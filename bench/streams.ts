@@ -1,8 +1,9 @@
 /**
  * The capacity phase of `npm run bench` (issue 19), on a gateway of its own:
  *   - cold start: from spawning `node dist/main.js` to the first 200 of /health/ready;
- *   - idle RSS: the gateway's resident memory once ready and idle for IDLE_SETTLE_MS, and
- *     again after WARM_UP_STREAMS first streams (what a replica in service holds at rest);
+ *   - idle RSS: the gateway's resident memory once ready and idle for IDLE_SETTLE_MS, after
+ *     SETTLED_IDLE_MS of rest, and again after WARM_UP_STREAMS first streams (what a
+ *     replica in service holds at rest);
  *   - STREAMS.count concurrent slow chat streams (the fake upstream spaces the content
  *     chunks STREAMS.chunkIntervalMs apart), all opened at once: how many complete with
  *     every chunk and [DONE], and the gateway's peak RSS above its in-service idle per
@@ -28,6 +29,11 @@ import { round } from './stats';
 export interface StreamsResult {
   coldStartMs: number;
   idleRssMb: number;
+  /**
+   * RSS once idle for SETTLED_IDLE_MS: by then V8's memory reducer has collected the boot's
+   * garbage and given back the pages (a replica waiting for traffic sits here).
+   */
+  settledIdleRssMb: number;
   /** RSS at rest after a first WARM_UP_STREAMS streams: the base of the per-stream figure. */
   servingIdleRssMb: number;
   streams: number;
@@ -41,6 +47,7 @@ export interface StreamsResult {
 }
 
 const IDLE_SETTLE_MS = 2000;
+const SETTLED_IDLE_MS = 30_000;
 const WARM_UP_STREAMS = 50;
 
 export function rssMb(pid: number | undefined): number {
@@ -132,6 +139,8 @@ export async function measureCapacity(dir: string, db: BenchDatabase): Promise<S
     useKey(await issueKey(gw.port));
     await sleep(IDLE_SETTLE_MS);
     const idleRssMb = rssMb(gw.child.pid);
+    await sleep(SETTLED_IDLE_MS - IDLE_SETTLE_MS);
+    const settledIdleRssMb = rssMb(gw.child.pid);
     // A replica in service has loaded what its first requests load once (the tokenizer's
     // ranks, about 25 MB, compiled code): that is not memory per stream.
     await openStreams(`http://127.0.0.1:${gw.port}`, WARM_UP_STREAMS, gw.child.pid);
@@ -149,6 +158,7 @@ export async function measureCapacity(dir: string, db: BenchDatabase): Promise<S
     return {
       coldStartMs,
       idleRssMb,
+      settledIdleRssMb,
       servingIdleRssMb,
       streams: count,
       completed: g.completed,

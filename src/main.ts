@@ -29,10 +29,17 @@ async function main(): Promise<void> {
       abortOnError: false,
     });
     configureApp(app, logger);
-    const { port, host } = app
+    const { port, host, listenBacklog } = app
       .get<ConfigService<AllConfig, true>>(ConfigService)
       .get('app', { infer: true });
-    await app.listen(port, host);
+    // Nest hands its arguments to node's server.listen(port, host, backlog); its typings
+    // stop at the host.
+    const listen = app.listen.bind(app) as unknown as (
+      port: number,
+      host: string,
+      backlog: number,
+    ) => Promise<unknown>;
+    await listen(port, host, listenBacklog);
     logger.info({ port, pid: process.pid }, `gateway listening on http://localhost:${port}`);
     announceConsole(app.get(ConsoleSessions), `http://localhost:${port}`, logger);
     // Own signal handling rather than enableShutdownHooks: Nest re-raises the signal after

@@ -49,6 +49,11 @@ export class AppEnv {
   @Expose() @IsIn(['development', 'production', 'test']) NODE_ENV = 'development';
   @Expose() @Type(() => Number) @IsInt() @Min(0) @Max(65535) PORT = 3000;
   @Expose() @IsString() HOST = '0.0.0.0';
+  /**
+   * Connections the kernel holds for the gateway before it accepts them (capped by
+   * net.core.somaxconn). Node's 511 reset some of 5,000 streams opened at once.
+   */
+  @Expose() @Type(() => Number) @IsInt() @Min(1) @Max(65535) LISTEN_BACKLOG = 4096;
   @Expose() @IsIn(LOG_LEVELS) LOG_LEVEL: LogLevel = 'info';
   /** Largest accepted request body; a number of bytes or a size such as `10mb`. */
   @Expose()
@@ -81,6 +86,7 @@ export interface AppConfig {
   nodeEnv: 'development' | 'production' | 'test';
   port: number;
   host: string;
+  listenBacklog: number;
   logLevel: LogLevel;
   maxBodySize: string;
   shutdownTimeoutMs: number;
@@ -96,6 +102,7 @@ export const appConfig = registerAs('app', (): AppConfig => {
     nodeEnv: env.NODE_ENV as AppConfig['nodeEnv'],
     port: env.PORT,
     host: env.HOST,
+    listenBacklog: env.LISTEN_BACKLOG,
     logLevel: env.LOG_LEVEL,
     maxBodySize: env.MAX_BODY_SIZE.toLowerCase(),
     shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS,

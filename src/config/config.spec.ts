@@ -239,6 +239,7 @@ describe('config namespaces', () => {
       nodeEnv: 'development',
       port: 3000,
       host: '0.0.0.0',
+      listenBacklog: 4096,
       logLevel: 'info',
       maxBodySize: '10mb',
       shutdownTimeoutMs: 30_000,
@@ -254,6 +255,7 @@ describe('config namespaces', () => {
       NODE_ENV: 'test',
       PORT: '8081',
       HOST: '127.0.0.1',
+      LISTEN_BACKLOG: '1024',
       LOG_LEVEL: 'warn',
       MAX_BODY_SIZE: '5MB',
       SHUTDOWN_TIMEOUT_MS: '1500',
@@ -267,6 +269,7 @@ describe('config namespaces', () => {
       nodeEnv: 'test',
       port: 8081,
       host: '127.0.0.1',
+      listenBacklog: 1024,
       logLevel: 'warn',
       maxBodySize: '5mb',
       shutdownTimeoutMs: 1500,
@@ -276,6 +279,14 @@ describe('config namespaces', () => {
       trustProxy: ['10.0.0.0/8', 'loopback'],
     });
     expect(typeof cfg.port).toBe('number');
+  });
+
+  it('refuses a LISTEN_BACKLOG that is not a count of connections', () => {
+    for (const LISTEN_BACKLOG of ['0', '-5', '100000', 'many']) {
+      expect(new Set(problemsOf({ LISTEN_BACKLOG }).map((p) => p.split(':')[0]))).toEqual(
+        new Set(['LISTEN_BACKLOG']),
+      );
+    }
   });
 
   it('appConfig uses defaults for variables set to the empty string', () => {

@@ -13,6 +13,7 @@ export function fakeAuthConfig(
       nodeEnv,
       port: 3000,
       host: '0.0.0.0',
+      listenBacklog: 4096,
       logLevel: 'info',
       maxBodySize: '10mb',
       shutdownTimeoutMs: 0,

@@ -141,8 +141,8 @@ export async function measureCapacity(dir: string, db: BenchDatabase): Promise<S
     const idleRssMb = rssMb(gw.child.pid);
     await sleep(SETTLED_IDLE_MS - IDLE_SETTLE_MS);
     const settledIdleRssMb = rssMb(gw.child.pid);
-    // A replica in service has loaded what its first requests load once (the tokenizer's
-    // ranks, about 25 MB, compiled code): that is not memory per stream.
+    // A replica in service has loaded what its first requests load once (compiled code,
+    // caches): that is not memory per stream.
     await openStreams(`http://127.0.0.1:${gw.port}`, WARM_UP_STREAMS, gw.child.pid);
     await sleep(IDLE_SETTLE_MS);
     const servingIdleRssMb = rssMb(gw.child.pid);

@@ -54,7 +54,7 @@ export function headlines(results: VariantResult[], capacity: StreamsResult): He
       target: 0.3,
     },
     {
-      label: 'Nest floor (bare proxy + bare Nest), p99',
+      label: 'Nest floor p99 (sum of p99s: upper bound)',
       value: round(zero.floor.bare.added.p99 + zero.floor.nest.added.p99, 3),
       unit: 'ms',
       bound: 'max',

@@ -186,10 +186,12 @@ function createEventStreamParser(opts: {
         const rest = all.subarray(total);
         chunks = rest.length > 0 ? [rest] : [];
         size = rest.length;
+        // Outside the try: a codec that fails to load is not a malformed upstream message.
+        const codec = eventStreamCodec();
         let message: Message;
         try {
           // A total under the 16-byte minimum throws here too, so the loop always advances.
-          message = eventStreamCodec().decode(all.subarray(0, total));
+          message = codec.decode(all.subarray(0, total));
         } catch {
           fail(opts.onMalformed);
           return;

@@ -8,12 +8,7 @@ import type { ServerResponse } from 'node:http';
  */
 export function sendJson(res: ServerResponse, body: Buffer | string): void {
   res.statusCode = 200;
-  if (typeof body === 'string') {
-    res.setHeader('content-type', 'application/json; charset=utf-8');
-    res.setHeader('content-length', Buffer.byteLength(body));
-  } else {
-    res.setHeader('content-type', 'application/json');
-    res.setHeader('content-length', body.length);
-  }
+  res.setHeader('content-type', 'application/json; charset=utf-8');
+  res.setHeader('content-length', typeof body === 'string' ? Buffer.byteLength(body) : body.length);
   res.end(body);
 }

@@ -25,6 +25,8 @@ const CACHEABLE_TEXT_CHARS = 256;
 /** Characters of remembered texts kept at most (~8 MB); the oldest go first. */
 const TEXT_CACHE_CHARS = 4_000_000;
 
+/** Largest piece buffer kept between counts (3 bytes per UTF-16 unit at most). */
+const SCRATCH_KEPT_BYTES = 64 * 1024;
 /** Rank of a pair that is not a token: larger than any rank, so never the best merge. */
 const NOT_A_TOKEN = 0x7fffffff;
 
@@ -34,8 +36,10 @@ export class BpeCounter {
   private readonly cache = new Map<string, number>();
   private readonly texts = new Map<string, number>();
   private textChars = 0;
-  /** A piece's UTF-8 bytes; grows to the longest piece seen. */
+  /** Pieces' UTF-8 bytes, reused; grows up to SCRATCH_KEPT_BYTES. */
   private scratch = new Uint8Array(256);
+  /** The bytes of the piece being counted: the scratch, or a buffer of its own if longer. */
+  private bytes = this.scratch;
   // Merge state of one chunk: part i spans bounds[i]..bounds[i + 1] of the scratch bytes;
   // pairRank[i] is the rank of parts i and i + 1 merged.
   private readonly bounds = new Int32Array(MAX_PIECE_BYTES + 1);
@@ -103,12 +107,19 @@ export class BpeCounter {
     return n;
   }
 
-  /** Writes the UTF-8 bytes of `piece` to the scratch buffer; returns their number. */
+  /** Writes the UTF-8 bytes of `piece` to {@link bytes}; returns their number. */
   private encode(piece: string): number {
-    if (this.scratch.length < piece.length * 3) {
-      this.scratch = new Uint8Array(piece.length * 3);
+    const needed = piece.length * 3;
+    if (needed > SCRATCH_KEPT_BYTES) {
+      // A run of letters can be megabytes long: its buffer goes when the count is done.
+      this.bytes = new Uint8Array(needed);
+    } else {
+      if (this.scratch.length < needed) {
+        this.scratch = new Uint8Array(needed);
+      }
+      this.bytes = this.scratch;
     }
-    const out = this.scratch;
+    const out = this.bytes;
     for (let i = 0; i < piece.length; i++) {
       const c = piece.charCodeAt(i);
       if (c > 0x7f) {
@@ -119,10 +130,10 @@ export class BpeCounter {
     return piece.length;
   }
 
-  /** Byte-pair merge of the scratch bytes start..end; returns the token count. */
+  /** Byte-pair merge of the piece's bytes start..end; returns the token count. */
   private merge(start: number, end: number): number {
     const len = end - start;
-    const bytes = this.scratch;
+    const bytes = this.bytes;
     if (len <= 1 || this.table.rank(bytes, start, end) >= 0) {
       return Math.min(len, 1);
     }
@@ -160,7 +171,7 @@ export class BpeCounter {
   }
 
   private rankOf(start: number, end: number): number {
-    const rank = this.table.rank(this.scratch, start, end);
+    const rank = this.table.rank(this.bytes, start, end);
     return rank < 0 ? NOT_A_TOKEN : rank;
   }
 }

@@ -29,8 +29,8 @@ export class RankTable {
         count++;
       }
     }
-    // Two spaces per line precede its tokens, so `count` is an upper bound; the base64
-    // text's length bounds the decoded bytes.
+    // A space precedes each token (and the line's first rank), so `count` is an upper
+    // bound; the base64 text's length bounds the decoded bytes.
     const bytes = Buffer.allocUnsafe(bpeRanks.length);
     const starts = new Uint32Array(count + 1);
     const ranks = new Uint32Array(count);

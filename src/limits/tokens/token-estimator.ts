@@ -101,14 +101,19 @@ export function counterFor(encoding: EncodingName): BpeCounter {
 function loadRanks(encoding: EncodingName): TiktokenBPE {
   // Loaded lazily on purpose (hundreds of ms, tens of MB); the package maps these paths
   // through `exports`, which `moduleResolution: node` cannot type, hence plain require.
-  // The module's text (1-2 MB) is dropped from the require cache once read: the counter
-  // keeps its own compact copy.
+  // The module's text (1-2 MB) is let go once read: the counter keeps its own compact
+  // copy. Emptying its exports matters, as this module's `children` still holds it.
   /* eslint-disable @typescript-eslint/no-require-imports */
   const path = require.resolve(`js-tiktoken/ranks/${encoding}`);
   const ranks = require(path) as TiktokenBPE;
   /* eslint-enable @typescript-eslint/no-require-imports */
-  // eslint-disable-next-line local/no-inherited-lookup -- a path require.resolve gave
+  /* eslint-disable local/no-inherited-lookup -- a path require.resolve gave */
+  const loaded = require.cache[path];
+  if (loaded !== undefined) {
+    loaded.exports = {};
+  }
   delete require.cache[path];
+  /* eslint-enable local/no-inherited-lookup */
   return ranks;
 }
 

@@ -43,20 +43,23 @@ function hostileTextSuite(
     const { key } = await createKey(gw, { name: 'hostile-text' });
     expect((await post(key, 'no\u0000such-model')).status).toBe(404);
     expect((await post(key, 'lone\ud800surrogate')).status).toBe(404);
+    expect((await post(key, 'literal\\u0000text')).status).toBe(404);
     expect((await post(key, `x${'y'.repeat(1_000_000)}`)).status).toBe(404);
     expect((await post(key, 'local-echo-gpt')).status).toBe(200);
     const { value: rows } = await eventually(
       async () => {
         const res = await admin(gw, 'GET', '/usage/requests');
-        return res.body.data.length >= 4 ? (res.body.data as any[]) : undefined;
+        return res.body.data.length >= 5 ? (res.body.data as any[]) : undefined;
       },
       5000,
-      'four ledger rows',
+      'five ledger rows',
     );
     const asked = rows.map((r) => r.model_requested as string);
     expect(asked).toContain('local-echo-gpt');
     expect(asked).toContain('no\uFFFDsuch-model');
     expect(asked).toContain('lone\uFFFDsurrogate');
+    // A backslash and "u0000" typed as text is text, kept as it is.
+    expect(asked).toContain('literal\\u0000text');
     expect(Math.max(...asked.map((m) => m.length))).toBe(256);
   });
 }

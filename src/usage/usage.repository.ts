@@ -36,21 +36,26 @@ const BATCH_RECORD = sql.raw(`r("rowId" uuid, "createdAt" timestamptz, "requestI
   protections text, "errorCode" text, team text)`);
 
 /**
- * JSON has no bigint: amounts travel as decimal strings, which bigint columns parse. Text
- * PostgreSQL would refuse (NUL, a lone UTF-16 surrogate: both can come from a client or an
- * upstream) becomes U+FFFD, since one refused row would fail its batch on every retry.
+ * The batch as JSON. JSON has no bigint: amounts travel as decimal strings, which bigint
+ * columns parse (a spread copy per row keeps JSON.stringify on its fast path, which a
+ * replacer function would leave). Text PostgreSQL refuses, NUL and lone UTF-16 surrogates,
+ * can come from a client or an upstream and would fail its batch on every retry: in the
+ * JSON both are `\u` escapes (a pair that belongs together is written as is), so they
+ * become U+FFFD there, unless the backslash before them is itself escaped.
  */
 function batchJson(rows: LedgerRow[]): string {
-  return JSON.stringify(rows, (_key, value: unknown) => {
-    if (typeof value === 'bigint') {
-      return value.toString();
-    }
-    if (typeof value === 'string' && (value.includes('\u0000') || !value.isWellFormed())) {
-      return value.toWellFormed().replaceAll('\u0000', '\uFFFD');
-    }
-    return value;
-  });
+  const json = JSON.stringify(
+    rows.map((r) => ({
+      ...r,
+      costPico: r.costPico.toString(),
+      protectionCostPico: r.protectionCostPico.toString(),
+    })),
+  );
+  return json.includes('\\u') ? json.replace(REFUSED_ESCAPE, '$1\\ufffd') : json;
 }
+
+/** `\u0000` or a surrogate escape, after an even run of backslashes (`$1`). */
+const REFUSED_ESCAPE = /(?<!\\)((?:\\\\)*)\\u(?:0000|[dD][89a-fA-F][0-9a-fA-F]{2})/g;
 
 /** The ledger in PostgreSQL or PGlite, through Kysely. */
 export class KyselyUsageRepository implements UsageRepository {

@@ -54,12 +54,12 @@ export class OpenApiController {
   private readonly assetsDir = dirname(require.resolve('swagger-ui-dist/package.json'));
   private readonly cache = new Map<string, Buffer>();
 
-  constructor(@Inject(OPENAPI_DOCUMENT) private readonly document: OpenApiDocument) {}
+  constructor(@Inject(OPENAPI_DOCUMENT) private readonly document: () => OpenApiDocument) {}
 
   @Get('openapi.json')
   @Header('cache-control', 'no-cache')
   openapi(): OpenApiDocument {
-    return this.document;
+    return this.document();
   }
 
   @Get('docs')

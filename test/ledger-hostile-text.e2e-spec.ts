@@ -1,6 +1,6 @@
 import { startGateway, type TestGateway } from './support/gateway';
 import { admin, ADMIN_TOKEN, createKey, eventually, pricedCatalog } from './support/key-store';
-import { createTestDatabase, describeWithPostgres } from './support/postgres';
+import { describeOnEachStore, type StoreBackend } from './support/postgres';
 
 const SYSTEM = { role: 'system', content: 'You are a test double.' };
 
@@ -9,9 +9,7 @@ const SYSTEM = { role: 'system', content: 'You are a test double.' };
  * PostgreSQL refuses in text and jsonb, or a megabyte of it must not make the batch fail:
  * a refused batch is retried forever and every later row waits behind it.
  */
-function hostileTextSuite(
-  env: () => Promise<{ env: Record<string, string>; drop(): Promise<void> }>,
-) {
+function hostileTextSuite(env: () => Promise<StoreBackend>) {
   let gw: TestGateway;
   let drop: () => Promise<void>;
 
@@ -64,18 +62,4 @@ function hostileTextSuite(
   });
 }
 
-describe('ledger text from clients, on PGlite', () => {
-  hostileTextSuite(() =>
-    Promise.resolve({
-      env: { KEY_STORE: 'database', DATA_DIR: 'memory://' },
-      drop: () => Promise.resolve(),
-    }),
-  );
-});
-
-describeWithPostgres('ledger text from clients, on PostgreSQL', () => {
-  hostileTextSuite(async () => {
-    const db = await createTestDatabase('hostile');
-    return { env: { KEY_STORE: 'database', DATABASE_URL: db.url }, drop: () => db.drop() };
-  });
-});
+describeOnEachStore('ledger text from clients', 'hostile', hostileTextSuite);

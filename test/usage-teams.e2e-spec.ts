@@ -5,13 +5,13 @@ import type { OpenDatabase } from '../src/db/database';
 import { memberCookie } from './support/console-session';
 import { startGateway, type TestGateway } from './support/gateway';
 import { admin, ADMIN_TOKEN, createKey, eventually, pricedCatalog } from './support/key-store';
-import { createTestDatabase, describeWithPostgres } from './support/postgres';
+import { describeOnEachStore, type StoreBackend } from './support/postgres';
 
 const SESSION_SECRET = 'usage-teams-session-secret-0123456789';
 const SYSTEM = { role: 'system' as const, content: 'You are a test double.' };
 
 /** Team usage, team filters and spend per budget period, on each database the store runs on. */
-function teamSuite(env: () => Promise<{ env: Record<string, string>; drop(): Promise<void> }>) {
+function teamSuite(env: () => Promise<StoreBackend>) {
   let gw: TestGateway;
   let drop: () => Promise<void>;
 
@@ -136,18 +136,4 @@ function teamSuite(env: () => Promise<{ env: Record<string, string>; drop(): Pro
   });
 }
 
-describe('team usage on PGlite', () => {
-  teamSuite(() =>
-    Promise.resolve({
-      env: { KEY_STORE: 'database', DATA_DIR: 'memory://' },
-      drop: () => Promise.resolve(),
-    }),
-  );
-});
-
-describeWithPostgres('team usage on PostgreSQL', () => {
-  teamSuite(async () => {
-    const db = await createTestDatabase('teams');
-    return { env: { KEY_STORE: 'database', DATABASE_URL: db.url }, drop: () => db.drop() };
-  });
-});
+describeOnEachStore('team usage', 'teams', teamSuite);

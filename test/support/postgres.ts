@@ -40,6 +40,38 @@ export function describeWithPostgres(name: string, fn: () => void): void {
   describe.skip(name, fn);
 }
 
+/** The environment of a gateway on one key store, and what removes that store after. */
+export interface StoreBackend {
+  env: Record<string, string>;
+  drop(): Promise<void>;
+}
+
+/**
+ * Runs `suite` twice: on the embedded PGlite (in memory) and on PostgreSQL, in a database
+ * of its own (see describeWithPostgres for when PostgreSQL does not answer). `suite` gets
+ * the backend's factory, to call in its beforeAll.
+ */
+export function describeOnEachStore(
+  title: string,
+  label: string,
+  suite: (backend: () => Promise<StoreBackend>) => void,
+): void {
+  describe(`${title}, on PGlite`, () => {
+    suite(() =>
+      Promise.resolve({
+        env: { KEY_STORE: 'database', DATA_DIR: 'memory://' },
+        drop: () => Promise.resolve(),
+      }),
+    );
+  });
+  describeWithPostgres(`${title}, on PostgreSQL`, () => {
+    suite(async () => {
+      const db = await createTestDatabase(label);
+      return { env: { KEY_STORE: 'database', DATABASE_URL: db.url }, drop: () => db.drop() };
+    });
+  });
+}
+
 /** A database of its own for one suite run, dropped by `drop()`. */
 export interface TestDatabase {
   url: string;

@@ -1,3 +1,4 @@
+import { GatewayExpressAdapter } from './common/http/express-adapter';
 import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
@@ -23,11 +24,15 @@ async function main(): Promise<void> {
     logger.flush(() => process.exit(1));
   });
   try {
-    const app = await NestFactory.create<NestExpressApplication>(AppModule, {
-      bodyParser: false,
-      logger: new PinoNestLogger(logger),
-      abortOnError: false,
-    });
+    const app = await NestFactory.create<NestExpressApplication>(
+      AppModule,
+      new GatewayExpressAdapter(),
+      {
+        bodyParser: false,
+        logger: new PinoNestLogger(logger),
+        abortOnError: false,
+      },
+    );
     configureApp(app, logger);
     const { port, host, listenBacklog } = app
       .get<ConfigService<AllConfig, true>>(ConfigService)

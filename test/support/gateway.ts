@@ -1,3 +1,4 @@
+import { GatewayExpressAdapter } from '../../src/common/http/express-adapter';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -99,10 +100,13 @@ export async function startGateway(env: Record<string, string>): Promise<TestGat
   const logger = pino({ level: env.LOG_LEVEL ?? 'info' }, sink);
   try {
     const moduleRef = await Test.createTestingModule({ imports: [AppModule] }).compile();
-    const app = moduleRef.createNestApplication<NestExpressApplication>({
-      bodyParser: false,
-      logger: new PinoNestLogger(logger),
-    });
+    const app = moduleRef.createNestApplication<NestExpressApplication>(
+      new GatewayExpressAdapter(),
+      {
+        bodyParser: false,
+        logger: new PinoNestLogger(logger),
+      },
+    );
     configureApp(app, logger);
     await app.listen(0, '127.0.0.1');
     const port = (app.getHttpServer().address() as AddressInfo).port;

@@ -1,5 +1,4 @@
-import { startGateway, type TestGateway } from './support/gateway';
-import { admin, ADMIN_TOKEN, createKey, eventually, pricedCatalog } from './support/key-store';
+import { admin, createKey, eventually, gatewayOnStore } from './support/key-store';
 import { describeOnEachStore, type StoreBackend } from './support/postgres';
 
 const SYSTEM = { role: 'system', content: 'You are a test double.' };
@@ -10,35 +9,17 @@ const SYSTEM = { role: 'system', content: 'You are a test double.' };
  * a refused batch is retried forever and every later row waits behind it.
  */
 function hostileTextSuite(env: () => Promise<StoreBackend>) {
-  let gw: TestGateway;
-  let drop: () => Promise<void>;
-
-  beforeAll(async () => {
-    const backend = await env();
-    drop = backend.drop;
-    gw = await startGateway({
-      CATALOG_PATH: pricedCatalog('http://127.0.0.1:9'),
-      GATEWAY_ADMIN_TOKEN: ADMIN_TOKEN,
-      USAGE_FLUSH_INTERVAL_MS: '50',
-      REDIS_URL: '',
-      ...backend.env,
-    });
-  }, 90_000);
-
-  afterAll(async () => {
-    await gw?.close();
-    await drop?.();
-  });
+  const store = gatewayOnStore(env);
 
   const post = (key: string, model: string): Promise<Response> =>
-    fetch(`${gw.baseURL}/chat/completions`, {
+    fetch(`${store.gw.baseURL}/chat/completions`, {
       method: 'POST',
       headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
       body: JSON.stringify({ model, messages: [SYSTEM, { role: 'user', content: 'Hi' }] }),
     });
 
   it('records requests whose model name holds a NUL, a lone surrogate or a megabyte, and the rows after them', async () => {
-    const { key } = await createKey(gw, { name: 'hostile-text' });
+    const { key } = await createKey(store.gw, { name: 'hostile-text' });
     expect((await post(key, 'no\u0000such-model')).status).toBe(404);
     expect((await post(key, 'lone\ud800surrogate')).status).toBe(404);
     expect((await post(key, 'literal\\u0000text')).status).toBe(404);
@@ -46,7 +27,7 @@ function hostileTextSuite(env: () => Promise<StoreBackend>) {
     expect((await post(key, 'local-echo-gpt')).status).toBe(200);
     const { value: rows } = await eventually(
       async () => {
-        const res = await admin(gw, 'GET', '/usage/requests');
+        const res = await admin(store.gw, 'GET', '/usage/requests');
         return res.body.data.length >= 5 ? (res.body.data as any[]) : undefined;
       },
       5000,

@@ -3,8 +3,7 @@ import OpenAI from 'openai';
 import { DATABASE } from '../src/db/db.module';
 import type { OpenDatabase } from '../src/db/database';
 import { memberCookie } from './support/console-session';
-import { startGateway, type TestGateway } from './support/gateway';
-import { admin, ADMIN_TOKEN, createKey, eventually, pricedCatalog } from './support/key-store';
+import { admin, createKey, eventually, gatewayOnStore } from './support/key-store';
 import { describeOnEachStore, type StoreBackend } from './support/postgres';
 
 const SESSION_SECRET = 'usage-teams-session-secret-0123456789';
@@ -12,55 +11,38 @@ const SYSTEM = { role: 'system' as const, content: 'You are a test double.' };
 
 /** Team usage, team filters and spend per budget period, on each database the store runs on. */
 function teamSuite(env: () => Promise<StoreBackend>) {
-  let gw: TestGateway;
-  let drop: () => Promise<void>;
-
-  beforeAll(async () => {
-    const backend = await env();
-    drop = backend.drop;
-    gw = await startGateway({
-      CATALOG_PATH: pricedCatalog('http://127.0.0.1:9'),
-      GATEWAY_ADMIN_TOKEN: ADMIN_TOKEN,
-      CONSOLE_SESSION_SECRET: SESSION_SECRET,
-      USAGE_FLUSH_INTERVAL_MS: '50',
-      REDIS_URL: '',
-      ...backend.env,
-    });
-  }, 90_000);
-
-  afterAll(async () => {
-    await gw?.close();
-    await drop?.();
-  });
+  const store = gatewayOnStore(env, { CONSOLE_SESSION_SECRET: SESSION_SECRET });
 
   const call = (key: string): Promise<unknown> =>
-    new OpenAI({ baseURL: gw.baseURL, apiKey: key, maxRetries: 0 }).chat.completions.create({
+    new OpenAI({ baseURL: store.gw.baseURL, apiKey: key, maxRetries: 0 }).chat.completions.create({
       model: 'local-echo-gpt',
       messages: [SYSTEM, { role: 'user', content: 'Hi' }],
     });
   const asMember = async (team: string, path: string): Promise<{ status: number; body: any }> => {
-    const res = await fetch(`${gw.origin}/admin/v1${path}`, {
+    const res = await fetch(`${store.gw.origin}/admin/v1${path}`, {
       headers: { cookie: memberCookie(SESSION_SECRET, team) },
     });
     return { status: res.status, body: await res.json() };
   };
 
   it('shows a member the usage of every key of their team, revoked ones too, and keeps past spend with the team that made it', async () => {
-    const a1 = await createKey(gw, { name: 'x-one', owner: 'team-x' });
-    const a2 = await createKey(gw, { name: 'x-two', owner: 'team-x' });
-    const b1 = await createKey(gw, { name: 'y-one', owner: 'team-y' });
+    const a1 = await createKey(store.gw, { name: 'x-one', owner: 'team-x' });
+    const a2 = await createKey(store.gw, { name: 'x-two', owner: 'team-x' });
+    const b1 = await createKey(store.gw, { name: 'y-one', owner: 'team-y' });
     await Promise.all([call(a1.key), call(a2.key), call(b1.key)]);
     await eventually(
       async () => {
-        const res = await admin(gw, 'GET', '/usage');
+        const res = await admin(store.gw, 'GET', '/usage');
         return res.body.totals.requests >= 3 ? true : undefined;
       },
       5000,
       'three ledger rows',
     );
-    expect((await admin(gw, 'POST', `/keys/${a2.id}/revoke`)).status).toBe(200);
+    expect((await admin(store.gw, 'POST', `/keys/${a2.id}/revoke`)).status).toBe(200);
     // The key moves to another team: what it spent before stays with team-x.
-    expect((await admin(gw, 'PATCH', `/keys/${a1.id}`, { owner: 'team-y' })).status).toBe(200);
+    expect((await admin(store.gw, 'PATCH', `/keys/${a1.id}`, { owner: 'team-y' })).status).toBe(
+      200,
+    );
 
     const mine = await asMember('team-x', '/usage?group_by=key');
     expect(mine.status).toBe(200);
@@ -78,23 +60,23 @@ function teamSuite(env: () => Promise<StoreBackend>) {
     expect((await asMember('team-x', `/usage?key_id=${b1.id}`)).body.totals.requests).toBe(0);
     expect((await asMember('team-y', '/usage')).body.totals.requests).toBe(1);
 
-    const byTeam = await admin(gw, 'GET', '/usage?group_by=team');
+    const byTeam = await admin(store.gw, 'GET', '/usage?group_by=team');
     expect(byTeam.body.data).toEqual(
       expect.arrayContaining([
         expect.objectContaining({ team: 'team-x', requests: 2 }),
         expect.objectContaining({ team: 'team-y', requests: 1 }),
       ]),
     );
-    expect((await admin(gw, 'GET', '/usage?team=team-x')).body.totals.requests).toBe(2);
-    expect((await admin(gw, 'GET', '/usage?team=x&team=y')).status).toBe(400);
+    expect((await admin(store.gw, 'GET', '/usage?team=team-x')).body.totals.requests).toBe(2);
+    expect((await admin(store.gw, 'GET', '/usage?team=x&team=y')).status).toBe(400);
   });
 
   it('refuses a session cookie past its expiry, though its signature is good', async () => {
-    const fresh = await fetch(`${gw.origin}/admin/v1/keys`, {
+    const fresh = await fetch(`${store.gw.origin}/admin/v1/keys`, {
       headers: { cookie: memberCookie(SESSION_SECRET, 'team-x') },
     });
     expect(fresh.status).toBe(200);
-    const stale = await fetch(`${gw.origin}/admin/v1/keys`, {
+    const stale = await fetch(`${store.gw.origin}/admin/v1/keys`, {
       headers: { cookie: memberCookie(SESSION_SECRET, 'team-x', Date.now() - 1000) },
     });
     expect(stale.status).not.toBe(200);
@@ -103,13 +85,13 @@ function teamSuite(env: () => Promise<StoreBackend>) {
   });
 
   it("shows each key's spend for its own budget period, as the budget counts it", async () => {
-    const { id } = await createKey(gw, {
+    const { id } = await createKey(store.gw, {
       name: 'period-key',
       owner: 'team-z',
       budget: { amount_usd: 5, period: 'day' },
     });
     // $1 today and $2 long ago, straight into the daily totals the budget reads.
-    const { db } = gw.app.get<OpenDatabase>(DATABASE);
+    const { db } = store.gw.app.get<OpenDatabase>(DATABASE);
     const today = new Date().toISOString().slice(0, 10);
     for (const [day, pico] of [
       [today, 1_000_000_000_000n],
@@ -124,15 +106,15 @@ function teamSuite(env: () => Promise<StoreBackend>) {
       );
     }
     const spendOf = async (): Promise<any> =>
-      (await admin(gw, 'GET', '/keys?owner=team-z')).body.data[0].spend;
+      (await admin(store.gw, 'GET', '/keys?owner=team-z')).body.data[0].spend;
     const midnight = `${today}T00:00:00.000Z`;
     expect(await spendOf()).toMatchObject({ period: 'day', spent_usd: 1, since: midnight });
-    await admin(gw, 'PATCH', `/keys/${id}`, { budget: { amount_usd: 5, period: 'total' } });
+    await admin(store.gw, 'PATCH', `/keys/${id}`, { budget: { amount_usd: 5, period: 'total' } });
     expect(await spendOf()).toMatchObject({ period: 'total', spent_usd: 3, resets_at: null });
-    await admin(gw, 'PATCH', `/keys/${id}`, { budget: null });
+    await admin(store.gw, 'PATCH', `/keys/${id}`, { budget: null });
     // No budget: the calendar month.
     expect(await spendOf()).toMatchObject({ period: 'month', spent_usd: 1 });
-    expect((await admin(gw, 'GET', `/keys/${id}`)).body.spend.spent_usd).toBe(1);
+    expect((await admin(store.gw, 'GET', `/keys/${id}`)).body.spend.spent_usd).toBe(1);
   });
 }
 

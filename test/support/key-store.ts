@@ -1,5 +1,6 @@
-import { writeCatalog } from './gateway';
+import { startGateway, writeCatalog } from './gateway';
 import type { TestGateway } from './gateway';
+import type { StoreBackend } from './postgres';
 
 export const ADMIN_TOKEN = 'admin-token-for-tests-0123456789';
 
@@ -97,4 +98,34 @@ export async function eventually<T>(
     }
     await new Promise((r) => setTimeout(r, 25));
   }
+}
+
+/**
+ * A gateway on one key store for a suite: started in beforeAll on `backend` with a priced
+ * catalog, the admin token and a 50 ms ledger flush (plus `env`), closed with its store
+ * in afterAll. Read `.gw` inside tests.
+ */
+export function gatewayOnStore(
+  backend: () => Promise<StoreBackend>,
+  env: Record<string, string> = {},
+): { gw: TestGateway } {
+  const suite = {} as { gw: TestGateway };
+  let drop: (() => Promise<void>) | undefined;
+  beforeAll(async () => {
+    const store = await backend();
+    drop = store.drop;
+    suite.gw = await startGateway({
+      CATALOG_PATH: pricedCatalog('http://127.0.0.1:9'),
+      GATEWAY_ADMIN_TOKEN: ADMIN_TOKEN,
+      USAGE_FLUSH_INTERVAL_MS: '50',
+      REDIS_URL: '',
+      ...env,
+      ...store.env,
+    });
+  }, 90_000);
+  afterAll(async () => {
+    await suite.gw?.close();
+    await drop?.();
+  });
+  return suite;
 }

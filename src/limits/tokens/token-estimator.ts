@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import type { TiktokenBPE } from 'js-tiktoken/lite';
 import { BpeCounter } from './bpe-counter';
 
@@ -99,21 +100,39 @@ export function counterFor(encoding: EncodingName): BpeCounter {
 }
 
 function loadRanks(encoding: EncodingName): TiktokenBPE {
-  // Loaded lazily on purpose (hundreds of ms, tens of MB); the package maps these paths
-  // through `exports`, which `moduleResolution: node` cannot type, hence plain require.
-  // The module's text (1-2 MB) is let go once read: the counter keeps its own compact
-  // copy. Emptying its exports matters, as this module's `children` still holds it.
-  /* eslint-disable @typescript-eslint/no-require-imports */
+  // Loaded lazily on purpose (tens of ms, megabytes); the package maps these paths through
+  // `exports`, which `moduleResolution: node` cannot type, hence require.resolve.
   const path = require.resolve(`js-tiktoken/ranks/${encoding}`);
-  const ranks = require(path) as TiktokenBPE;
-  /* eslint-enable @typescript-eslint/no-require-imports */
-  /* eslint-disable local/no-inherited-lookup -- a path require.resolve gave */
-  const loaded = require.cache[path];
-  if (loaded !== undefined) {
-    loaded.exports = {};
+  return parseRankModule(readFileSync(path, 'utf8')) ?? requireRanks(path);
+}
+
+/**
+ * The table of a rank module (`module.exports = {...JSON...};`), read as JSON rather than
+ * run: a required module's text (1-2 MB per encoding) stays in V8's heap for the life of
+ * the process even once its exports are dropped, and the counter keeps its own compact
+ * copy. Undefined when the file is not shaped so (a later js-tiktoken), for `require`.
+ */
+export function parseRankModule(text: string): TiktokenBPE | undefined {
+  const start = text.indexOf('{');
+  const end = text.lastIndexOf('}');
+  if (start < 0 || end < start || !/^\s*module\.exports\s*=\s*$/.test(text.slice(0, start))) {
+    return undefined;
   }
+  try {
+    const table = JSON.parse(text.slice(start, end + 1)) as Partial<TiktokenBPE>;
+    return typeof table.bpe_ranks === 'string' && typeof table.pat_str === 'string'
+      ? (table as TiktokenBPE)
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function requireRanks(path: string): TiktokenBPE {
+  /* eslint-disable @typescript-eslint/no-require-imports, local/no-inherited-lookup -- a path require.resolve gave */
+  const ranks = require(path) as TiktokenBPE;
   delete require.cache[path];
-  /* eslint-enable local/no-inherited-lookup */
+  /* eslint-enable @typescript-eslint/no-require-imports, local/no-inherited-lookup */
   return ranks;
 }
 

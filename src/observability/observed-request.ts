@@ -1,4 +1,5 @@
 import type { RequestTrace } from './tracing/request-trace';
+import type { CallSignal } from '../upstream/call-signal';
 
 /**
  * What metrics and traces learn about one request between its arrival and its end, beyond
@@ -42,7 +43,7 @@ export class ObservedRequest {
 }
 
 const byRequest = new WeakMap<object, ObservedRequest>();
-const bySignal = new WeakMap<AbortSignal, ObservedRequest>();
+const bySignal = new WeakMap<CallSignal, ObservedRequest>();
 
 /** Starts observing a request (the request-context middleware does, when observers exist). */
 export function observeRequest(req: object, trace?: RequestTrace): ObservedRequest {
@@ -57,7 +58,7 @@ export function observedRequest(req: object | undefined): ObservedRequest | unde
 }
 
 /** Ties an upstream call's abort signal to its request (see createCallContext). */
-export function linkUpstreamSignal(signal: AbortSignal, req: object): void {
+export function linkUpstreamSignal(signal: CallSignal, req: object): void {
   const observed = byRequest.get(req);
   if (observed !== undefined) {
     bySignal.set(signal, observed);
@@ -65,7 +66,7 @@ export function linkUpstreamSignal(signal: AbortSignal, req: object): void {
 }
 
 /** The request an upstream call belongs to; undefined for the gateway's own calls (judges). */
-export function observedBySignal(signal: AbortSignal): ObservedRequest | undefined {
+export function observedBySignal(signal: CallSignal): ObservedRequest | undefined {
   return bySignal.get(signal);
 }
 

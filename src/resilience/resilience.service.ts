@@ -25,6 +25,7 @@ import { type Candidate, capacityWaitMs, pickDeployment } from './deployment-pic
 import { HealthBoard } from './health-board';
 import { backoffMs, isRetryable } from './retry-policy';
 import { RetryBudget } from './retry-budget';
+import { CallAbort, type CallSignal } from '../upstream/call-signal';
 
 export const MODEL_HEADER = 'x-gateway-model';
 export const DEPLOYMENT_HEADER = 'x-gateway-deployment';
@@ -45,7 +46,7 @@ export interface EffectiveSettings {
   timeouts: TimeoutSettings;
 }
 
-const sleep = (ms: number, signal: AbortSignal): Promise<void> =>
+const sleep = (ms: number, signal: CallSignal): Promise<void> =>
   new Promise((resolve) => {
     const timer = setTimeout(done, ms);
     function done(): void {
@@ -246,7 +247,7 @@ export class ResilienceService {
     attempt: (a: Attempt) => Promise<T>,
   ): Promise<T> {
     const { deployment, health, limiter } = picked;
-    const controller = new AbortController();
+    const controller = new CallAbort();
     const onParentAbort = (): void => controller.abort(parent.signal.reason);
     parent.signal.addEventListener('abort', onParentAbort, { once: true });
     linkUpstreamSignal(controller.signal, req);
@@ -357,8 +358,8 @@ function servedComment(req: GatewayRequest, res: GatewayResponse): void {
   }
 }
 
-function reasonOr(controller: AbortController, error: unknown): unknown {
-  const reason: unknown = controller.signal.reason;
+function reasonOr(controller: CallAbort, error: unknown): unknown {
+  const reason: unknown = controller.reason;
   return reason instanceof UpstreamTimeoutError ? reason : error;
 }
 

@@ -1,6 +1,7 @@
 import { FlowControl } from '../common/sse/flow-control';
 import type { GatewayRequest, GatewayResponse } from '../common/request-context';
 import { linkUpstreamSignal } from '../observability/observed-request';
+import { CallAbort } from './call-signal';
 import type { CallContext } from './provider.interface';
 
 /** Why an upstream call was cancelled when its response closed: an AbortError, as abort() gives. */
@@ -14,7 +15,7 @@ export const RESPONSE_CLOSED = new DOMException('The response closed.', 'AbortEr
  * call running either. After a normal end the upstream is done, and aborting is a no-op.
  */
 export function createCallContext(req: GatewayRequest, res: GatewayResponse): CallContext {
-  const controller = new AbortController();
+  const controller = new CallAbort();
   // One shared reason: abort() without one builds a DOMException, stack trace included, on
   // every request (it showed in the CPU profile), though after a normal end nobody reads it.
   res.once('close', () => controller.abort(RESPONSE_CLOSED));

@@ -1,3 +1,5 @@
+import type { CallSignal } from './call-signal';
+
 /**
  * Per-call deadlines the upstream client applies (undici's per-request `headersTimeout`
  * and `bodyTimeout`, and an agent per connect timeout), keyed by the call's signal so that no provider has to carry them:
@@ -12,12 +14,12 @@ export interface CallTimeouts {
   bodyMs: number;
 }
 
-const bySignal = new WeakMap<AbortSignal, CallTimeouts>();
+const bySignal = new WeakMap<CallSignal, CallTimeouts>();
 
-export function setCallTimeouts(signal: AbortSignal, timeouts: CallTimeouts): void {
+export function setCallTimeouts(signal: CallSignal, timeouts: CallTimeouts): void {
   bySignal.set(signal, timeouts);
 }
 
-export function callTimeoutsOf(signal: AbortSignal): CallTimeouts | undefined {
+export function callTimeoutsOf(signal: CallSignal): CallTimeouts | undefined {
   return bySignal.get(signal);
 }

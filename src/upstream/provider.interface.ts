@@ -4,12 +4,13 @@ import type { ProviderDescriptor } from '../catalog/provider-kind';
 import type { CanonicalEvent, CanonicalRequest, WireFormat } from '../core/canonical';
 import type { FlowControl } from '../common/sse/flow-control';
 import type { SseFrame } from '../common/sse/sse-writer';
+import type { CallSignal } from './call-signal';
 
 /** Per-call plumbing every provider receives. */
 export interface CallContext {
   requestId: string;
   /** Aborted when the client goes away, or when the provider calls `abort()`. */
-  signal: AbortSignal;
+  signal: CallSignal;
   /** Cancels the upstream call (e.g. when a stream's subscriber unsubscribes). */
   abort: () => void;
   flow: FlowControl;

@@ -8,12 +8,13 @@ import type { FlowControl } from '../common/sse/flow-control';
 import type { SseFrame } from '../common/sse/sse-writer';
 import type { UpstreamResponse } from './upstream-body';
 import { malformedEventError, mapTransportError, upstreamTooLargeError } from './upstream-errors';
+import type { CallSignal } from './call-signal';
 
 export interface SseSourceOptions {
   flow: FlowControl;
   /** Cancels the upstream request (the call context's abort). */
   abort: () => void;
-  signal: AbortSignal;
+  signal: CallSignal;
   providerName: string;
   /** For log lines. */
   requestId: string;

@@ -10,6 +10,7 @@ import {
   upstreamTooLargeError,
 } from './upstream-errors';
 import { exceedsJsonDepth } from '../common/validation/json-depth';
+import type { CallSignal } from './call-signal';
 
 const MAX_ANSWER_DEPTH = 128;
 
@@ -174,7 +175,7 @@ export async function upstreamHttpError(
 export async function readCapped(
   res: UpstreamResponse,
   limit: number,
-  signal: AbortSignal,
+  signal: CallSignal,
   providerName: string,
 ): Promise<Buffer> {
   const declared = Number(res.headers['content-length']);

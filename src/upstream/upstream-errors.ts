@@ -8,6 +8,7 @@ import {
   UpstreamTimeoutError,
   kindForStatus,
 } from '../common/errors/gateway-errors';
+import type { CallSignal } from './call-signal';
 
 /**
  * Upstream failures as typed errors. Pure: no I/O here (upstream-body.ts reads bodies);
@@ -22,7 +23,7 @@ const OVERLOADED = 529;
  * Maps undici/network failures to 502/504, and our own abort to ClientClosedRequestError
  * (or to the GatewayError it was aborted with, e.g. a deadline's timeout).
  */
-export function mapTransportError(e: unknown, signal?: AbortSignal): Error {
+export function mapTransportError(e: unknown, signal?: CallSignal): Error {
   if (signal?.aborted) {
     // A deadline aborts with its own typed error as the reason; the client's going away does not.
     return signal.reason instanceof GatewayError ? signal.reason : new ClientClosedRequestError();

@@ -20,6 +20,7 @@ import {
   upstreamHttpError,
 } from './upstream-body';
 import { mapTransportError } from './upstream-errors';
+import type { CallSignal } from './call-signal';
 
 export type { UpstreamResponse } from './upstream-body';
 export { mapTransportError } from './upstream-errors';
@@ -29,7 +30,7 @@ export interface UpstreamRequest {
   method: 'GET' | 'POST' | 'DELETE';
   headers: Record<string, string>;
   body?: string | Buffer;
-  signal: AbortSignal;
+  signal: CallSignal;
 }
 
 /** A 2xx non-streamed answer: its bytes, and the same parsed and checked. */
@@ -119,7 +120,7 @@ export class UpstreamHttpClient implements OnApplicationShutdown {
    */
   async readAnswer(
     res: UpstreamResponse,
-    signal: AbortSignal,
+    signal: CallSignal,
     providerName: string,
     kind: AnswerKind | AnswerCheck,
   ): Promise<UpstreamAnswer> {

@@ -1,0 +1,111 @@
+import { type Server, createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { request } from 'undici';
+import { CallAbort } from './call-signal';
+
+describe('CallAbort', () => {
+  it('runs each listener once, in order, and records the reason', () => {
+    const abort = new CallAbort();
+    const calls: string[] = [];
+    const first = (): void => {
+      calls.push(`first:${String(abort.reason)}`);
+    };
+    abort.addEventListener('abort', first);
+    abort.addEventListener('abort', first); // the same listener twice runs once
+    abort.addEventListener('abort', () => calls.push(`second:${abort.aborted}`));
+    abort.abort('why');
+    abort.abort('again');
+    expect(calls).toEqual(['first:why', 'second:true']);
+    expect(abort.reason).toBe('why');
+  });
+
+  it('gives an AbortError when aborted without a reason, as AbortController does', () => {
+    const abort = new CallAbort();
+    abort.abort();
+    expect(abort.reason).toBeInstanceOf(DOMException);
+    expect((abort.reason as DOMException).name).toBe('AbortError');
+  });
+
+  it('never runs a removed listener, nor one added after the abort', () => {
+    const abort = new CallAbort();
+    const removed = jest.fn();
+    const late = jest.fn();
+    abort.addEventListener('abort', removed);
+    abort.removeEventListener('abort', removed);
+    abort.abort();
+    abort.addEventListener('abort', late);
+    expect(removed).not.toHaveBeenCalled();
+    expect(late).not.toHaveBeenCalled();
+  });
+
+  it('runs the other listeners when one throws, and rethrows its error on the next tick', () => {
+    const abort = new CallAbort();
+    const after = jest.fn();
+    const ticks: (() => void)[] = [];
+    const nextTick = jest
+      .spyOn(process, 'nextTick')
+      .mockImplementation((fn: (...args: unknown[]) => void) => void ticks.push(fn));
+    try {
+      abort.addEventListener('abort', () => {
+        throw new Error('listener failed');
+      });
+      abort.addEventListener('abort', after);
+      abort.abort();
+    } finally {
+      nextTick.mockRestore();
+    }
+    expect(after).toHaveBeenCalledTimes(1);
+    expect(ticks).toHaveLength(1);
+    expect(ticks[0]).toThrow('listener failed');
+  });
+
+  describe('as the signal of an undici request', () => {
+    let server: Server;
+    let origin: string;
+
+    beforeAll(async () => {
+      // Answers the head at once and never ends the body.
+      server = createServer((req, res) => {
+        res.writeHead(200, { 'content-type': 'text/plain' });
+        if (req.url === '/whole') {
+          res.end('whole');
+        } else {
+          res.write('partial');
+        }
+      });
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    });
+
+    afterAll(async () => {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    });
+
+    it('cancels the request before its head with the reason', async () => {
+      const abort = new CallAbort();
+      const reason = new Error('deadline');
+      abort.abort(reason);
+      await expect(request(origin, { signal: abort.signal })).rejects.toBe(reason);
+    });
+
+    it('cancels a body being read', async () => {
+      const abort = new CallAbort();
+      const res = await request(origin, { signal: abort.signal });
+      const reading = res.body.text();
+      await sleep(10);
+      abort.abort(new Error('client left'));
+      await expect(reading).rejects.toThrow('client left');
+    });
+
+    it('is left without listeners once a request ended normally', async () => {
+      const abort = new CallAbort();
+      const res = await request(`${origin}/whole`, { signal: abort.signal });
+      expect(await res.body.text()).toBe('whole');
+      // undici removes it when the body emits 'close', just after the last read.
+      await new Promise((resolve) => setImmediate(resolve));
+      expect((abort as unknown as { listeners?: unknown[] }).listeners ?? []).toEqual([]);
+    });
+  });
+});

@@ -45,7 +45,7 @@ describe('CallAbort', () => {
     const ticks: (() => void)[] = [];
     const nextTick = jest
       .spyOn(process, 'nextTick')
-      .mockImplementation((fn: (...args: unknown[]) => void) => void ticks.push(fn));
+      .mockImplementation((fn) => void ticks.push(fn as () => void));
     try {
       abort.addEventListener('abort', () => {
         throw new Error('listener failed');

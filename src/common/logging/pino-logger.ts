@@ -1,5 +1,5 @@
 import type { LoggerService } from '@nestjs/common';
-import pino, { type Logger } from 'pino';
+import pino, { type DestinationStream, type Logger } from 'pino';
 import type { LogLevel } from '../../config/app.config';
 
 /** Log lines are written once this many bytes are buffered... */
@@ -7,18 +7,30 @@ const LOG_BUFFER_BYTES = 4096;
 /** ...or after this many milliseconds, whichever comes first. */
 const LOG_FLUSH_MS = 100;
 
-/** The process-wide pino logger: JSON lines on stdout. */
-export function createRootLogger(level: LogLevel): Logger {
-  // Asynchronous, buffered writes keep stdout off the request path: under load one write
-  // carries many access-log lines instead of one system call each (seen in the CPU
-  // profile), and a quiet gateway still shows each line within LOG_FLUSH_MS. main.ts
-  // flushes the buffer before every exit.
-  const destination = pino.destination({
+/** Paths masked in every line but the access log's (see {@link accessLogger}). */
+export const REDACTED_PATHS = [
+  'headers.authorization',
+  'headers["x-api-key"]',
+  '*.apiKey',
+  'apiKey',
+];
+
+/**
+ * The process-wide pino logger: JSON lines on stdout (or `destination`). Asynchronous,
+ * buffered writes keep stdout off the request path: under load one write carries many
+ * access-log lines instead of one system call each (seen in the CPU profile), and a quiet
+ * gateway still shows each line within LOG_FLUSH_MS. main.ts flushes the buffer before
+ * every exit.
+ */
+export function createRootLogger(
+  level: LogLevel,
+  destination: DestinationStream = pino.destination({
     dest: 1,
     sync: false,
     minLength: LOG_BUFFER_BYTES,
     periodicFlush: LOG_FLUSH_MS,
-  });
+  }),
+): Logger {
   return pino(
     {
       level,
@@ -26,12 +38,23 @@ export function createRootLogger(level: LogLevel): Logger {
       timestamp: pino.stdTimeFunctions.isoTime,
       // Belt and braces: these never reach the logger, and would be masked if they did.
       redact: {
-        paths: ['headers.authorization', 'headers["x-api-key"]', '*.apiKey', 'apiKey'],
+        paths: REDACTED_PATHS,
         censor: '[redacted]',
       },
     },
     destination,
   );
+}
+
+/**
+ * The logger of the one access-log line per request: the root's level, destination and
+ * fields, without its redaction. That line is built from a fixed list of request facts
+ * (ids, route, status, model, usage; see requestContextMiddleware), none of which can hold
+ * a header or a key, while the root's wildcard path (`*.apiKey`) sends every value of
+ * every line through the redactor: about 2% of the gateway's CPU under load.
+ */
+export function accessLogger(root: Logger): Logger {
+  return root.child({}, { redact: [] });
 }
 
 /** Routes Nest's own log calls (boot, lifecycle, unexpected errors) into pino. */

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { NextFunction, Request, Response } from 'express';
 import type { Logger } from 'pino';
 import type { GatewayRequest } from '../request-context';
+import { accessLogger } from './pino-logger';
 
 /** Metrics and traces, told when each request starts and ends (see RequestObserver). */
 export interface RequestHooks {
@@ -21,7 +22,8 @@ const CLIENT_REQUEST_ID = /^[\w.:-]{1,128}$/;
  * reads), and writes one access-log line when the response is over. The line carries
  * ids, model, provider, status, latency and token usage; never bodies or keys.
  */
-export function requestContextMiddleware(logger: Logger, hooks: readonly RequestHooks[] = []) {
+export function requestContextMiddleware(root: Logger, hooks: readonly RequestHooks[] = []) {
+  const logger = accessLogger(root);
   return (request: Request, res: Response, next: NextFunction): void => {
     const req = request as GatewayRequest;
     const incoming = req.headers['x-request-id'];

@@ -49,27 +49,52 @@ export function retryAfterSeconds(ms: number): number {
   return Math.min(MAX_RETRY_AFTER_S, Math.max(1, Math.ceil(ms / 1000)));
 }
 
+/** Header names per dialect and metric: limit, remaining, reset. Built once, not per request. */
+const NAMES: Record<HeaderFamily, Record<'requests' | 'tokens', [string, string, string]>> = {
+  openai: {
+    requests: [
+      'x-ratelimit-limit-requests',
+      'x-ratelimit-remaining-requests',
+      'x-ratelimit-reset-requests',
+    ],
+    tokens: [
+      'x-ratelimit-limit-tokens',
+      'x-ratelimit-remaining-tokens',
+      'x-ratelimit-reset-tokens',
+    ],
+  },
+  anthropic: {
+    requests: [
+      'anthropic-ratelimit-requests-limit',
+      'anthropic-ratelimit-requests-remaining',
+      'anthropic-ratelimit-requests-reset',
+    ],
+    tokens: [
+      'anthropic-ratelimit-tokens-limit',
+      'anthropic-ratelimit-tokens-remaining',
+      'anthropic-ratelimit-tokens-reset',
+    ],
+  },
+};
+
 export function rateLimitHeaders(
   family: HeaderFamily,
   snapshot: RateLimitSnapshot,
   nowMs: number,
 ): Record<string, string> {
   const headers: Record<string, string> = {};
-  for (const metric of ['requests', 'tokens'] as const) {
+  const names = NAMES[family];
+  for (const metric of METRICS) {
     const dim = snapshot[metric];
     if (!dim) {
       continue;
     }
-    const remaining = String(Math.max(0, Math.floor(dim.remaining)));
-    if (family === 'openai') {
-      headers[`x-ratelimit-limit-${metric}`] = String(dim.limit);
-      headers[`x-ratelimit-remaining-${metric}`] = remaining;
-      headers[`x-ratelimit-reset-${metric}`] = goDuration(dim.resetMs);
-    } else {
-      headers[`anthropic-ratelimit-${metric}-limit`] = String(dim.limit);
-      headers[`anthropic-ratelimit-${metric}-remaining`] = remaining;
-      headers[`anthropic-ratelimit-${metric}-reset`] = rfc3339(nowMs + dim.resetMs);
-    }
+    const [limit, remaining, reset] = names[metric];
+    headers[limit] = String(dim.limit);
+    headers[remaining] = String(Math.max(0, Math.floor(dim.remaining)));
+    headers[reset] = family === 'openai' ? goDuration(dim.resetMs) : rfc3339(nowMs + dim.resetMs);
   }
   return headers;
 }
+
+const METRICS = ['requests', 'tokens'] as const;

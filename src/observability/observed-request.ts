@@ -1,11 +1,11 @@
 import type { RequestTrace } from './tracing/request-trace';
-import type { CallSignal } from '../upstream/call-signal';
+import { CallAbort, type CallSignal } from '../upstream/call-signal';
 
 /**
  * What metrics and traces learn about one request between its arrival and its end, beyond
  * the access log's RequestContext: when the upstream call went out and answered, when the
  * first event reached the client, and the request's trace when tracing is on. Kept in
- * WeakMaps, off the shared request type, and found from the request or from the upstream
+ * a WeakMap, off the shared request type, and found from the request or from the upstream
  * call's abort signal (the upstream client sees only that).
  */
 export class ObservedRequest {
@@ -43,7 +43,6 @@ export class ObservedRequest {
 }
 
 const byRequest = new WeakMap<object, ObservedRequest>();
-const bySignal = new WeakMap<CallSignal, ObservedRequest>();
 
 /** Starts observing a request (the request-context middleware does, when observers exist). */
 export function observeRequest(req: object, trace?: RequestTrace): ObservedRequest {
@@ -58,16 +57,13 @@ export function observedRequest(req: object | undefined): ObservedRequest | unde
 }
 
 /** Ties an upstream call's abort signal to its request (see createCallContext). */
-export function linkUpstreamSignal(signal: CallSignal, req: object): void {
-  const observed = byRequest.get(req);
-  if (observed !== undefined) {
-    bySignal.set(signal, observed);
-  }
+export function linkUpstreamSignal(signal: CallAbort, req: object): void {
+  signal.observed = byRequest.get(req);
 }
 
 /** The request an upstream call belongs to; undefined for the gateway's own calls (judges). */
 export function observedBySignal(signal: CallSignal): ObservedRequest | undefined {
-  return bySignal.get(signal);
+  return signal instanceof CallAbort ? signal.observed : undefined;
 }
 
 /** Marks the first event written to the client of a streamed answer (the SSE writer calls it). */

@@ -250,9 +250,9 @@ export class ResilienceService {
     const controller = new CallAbort();
     const onParentAbort = (): void => controller.abort(parent.signal.reason);
     parent.signal.addEventListener('abort', onParentAbort, { once: true });
-    linkUpstreamSignal(controller.signal, req);
+    linkUpstreamSignal(controller, req);
     const remaining = Math.max(0, deadline - Date.now());
-    setCallTimeouts(controller.signal, {
+    setCallTimeouts(controller, {
       connectMs: settings.timeouts.connectMs,
       headersMs: Math.min(settings.timeouts.firstByteMs, remaining),
       bodyMs: settings.timeouts.idleMs,

@@ -20,7 +20,7 @@ export function createCallContext(req: GatewayRequest, res: GatewayResponse): Ca
   // every request (it showed in the CPU profile), though after a normal end nobody reads it.
   res.once('close', () => controller.abort(RESPONSE_CLOSED));
   // Lets the upstream client attribute its timing and trace span to this request.
-  linkUpstreamSignal(controller.signal, req);
+  linkUpstreamSignal(controller, req);
   return {
     requestId: req.ctx.requestId,
     signal: controller.signal,

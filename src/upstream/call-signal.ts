@@ -1,3 +1,6 @@
+import type { ObservedRequest } from '../observability/observed-request';
+import type { CallTimeouts } from './call-timeouts';
+
 /**
  * The abort signal of an upstream call: the part of `AbortSignal` that the gateway and
  * undici read (undici takes any object with `addEventListener`). An `AbortSignal` is one.
@@ -14,13 +17,18 @@ export interface CallSignal {
  * (one for the request, one per upstream attempt). Node builds each `AbortSignal` as an
  * EventTarget whose prototype it then sets, which gives every signal a hidden class of its
  * own: creating, listening to and aborting them was ~6% of the gateway's CPU under load.
- * This one is a plain class with a listener array; as with an EventTarget, each listener
+ * This one is a plain class with a listener array, which also carries what the upstream
+ * client needs to know of the call (no WeakMap keyed by signal); as with an EventTarget, each listener
  * runs once, one added after the abort never runs, and a listener that throws does not
  * keep the others from running (its error is rethrown asynchronously, as an uncaught one).
  */
 export class CallAbort implements CallSignal {
   aborted = false;
   reason: unknown = undefined;
+  /** The client request this upstream call serves, for its metrics and trace span. */
+  observed: ObservedRequest | undefined = undefined;
+  /** This attempt's deadlines, when the resilience layer set them. */
+  timeouts: CallTimeouts | undefined = undefined;
   private listeners: (() => void)[] | undefined = undefined;
 
   /** The signal side; the same object, typed as the read-only part. */

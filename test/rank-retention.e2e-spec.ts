@@ -17,7 +17,11 @@ describe('rank table loading', () => {
     expect(retainedBytes()).toBeLessThan(256 * 1024);
   });
 
-  it('is needed: a required rank module keeps its text for good', () => {
+  it('keeps none of it either when a rank module must be required', () => {
+    expect(retainedBytes('--fallback')).toBeLessThan(256 * 1024);
+  });
+
+  it('is needed: a required rank module keeps its text, exports emptied and uncached', () => {
     expect(retainedBytes('--require')).toBeGreaterThan(3 * 1024 * 1024);
   });
 });

@@ -4,22 +4,73 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { request } from 'undici';
 import { CallAbort } from './call-signal';
 
-describe('CallAbort', () => {
+/** The part of an abort controller these specs drive, so that each runs on both kinds. */
+interface Aborter {
+  signal: {
+    readonly aborted: boolean;
+    readonly reason: unknown;
+    addEventListener(type: 'abort', listener: () => void): void;
+    removeEventListener(type: 'abort', listener: () => void): void;
+  };
+  abort(reason?: unknown): void;
+}
+
+const KINDS: [string, () => Aborter][] = [
+  ['AbortController', () => new AbortController()],
+  ['CallAbort', () => new CallAbort()],
+];
+
+describe.each(KINDS)('listener semantics shared with EventTarget: %s', (_kind, make) => {
   it('runs each listener once, in order, and records the reason', () => {
-    const abort = new CallAbort();
+    const { signal, abort } = bound(make());
     const calls: string[] = [];
     const first = (): void => {
-      calls.push(`first:${String(abort.reason)}`);
+      calls.push(`first:${String(signal.reason)}`);
     };
-    abort.addEventListener('abort', first);
-    abort.addEventListener('abort', first); // the same listener twice runs once
-    abort.addEventListener('abort', () => calls.push(`second:${abort.aborted}`));
-    abort.abort('why');
-    abort.abort('again');
+    signal.addEventListener('abort', first);
+    signal.addEventListener('abort', first); // the same listener twice runs once
+    signal.addEventListener('abort', () => calls.push(`second:${signal.aborted}`));
+    abort('why');
+    abort('again');
     expect(calls).toEqual(['first:why', 'second:true']);
-    expect(abort.reason).toBe('why');
+    expect(signal.reason).toBe('why');
   });
 
+  it('never runs a removed listener, nor one added after the abort', () => {
+    const { signal, abort } = bound(make());
+    const removed = jest.fn();
+    const late = jest.fn();
+    signal.addEventListener('abort', removed);
+    signal.removeEventListener('abort', removed);
+    abort();
+    signal.addEventListener('abort', late);
+    expect(removed).not.toHaveBeenCalled();
+    expect(late).not.toHaveBeenCalled();
+  });
+
+  it('skips a listener that an earlier one removed, and runs one added during the abort', () => {
+    const { signal, abort } = bound(make());
+    const calls: string[] = [];
+    const second = (): void => void calls.push('second');
+    const added = (): void => void calls.push('added');
+    signal.addEventListener('abort', () => {
+      calls.push('first');
+      signal.removeEventListener('abort', second);
+      signal.addEventListener('abort', added);
+    });
+    signal.addEventListener('abort', second);
+    signal.addEventListener('abort', () => calls.push('third'));
+    abort();
+    expect(calls).toEqual(['first', 'third', 'added']);
+  });
+});
+
+/** The controller's signal and abort, callable unbound. */
+function bound(aborter: Aborter): { signal: Aborter['signal']; abort: (reason?: unknown) => void } {
+  return { signal: aborter.signal, abort: (reason) => aborter.abort(reason) };
+}
+
+describe('CallAbort', () => {
   it('gives an AbortError when aborted without a reason, as AbortController does', () => {
     const abort = new CallAbort();
     abort.abort();

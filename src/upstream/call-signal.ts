@@ -18,9 +18,10 @@ export interface CallSignal {
  * EventTarget whose prototype it then sets, which gives every signal a hidden class of its
  * own: creating, listening to and aborting them was ~6% of the gateway's CPU under load.
  * This one is a plain class with a listener array, which also carries what the upstream
- * client needs to know of the call (no WeakMap keyed by signal); as with an EventTarget, each listener
- * runs once, one added after the abort never runs, and a listener that throws does not
- * keep the others from running (its error is rethrown asynchronously, as an uncaught one).
+ * client needs to know of the call (no WeakMap keyed by signal). As with an EventTarget,
+ * each listener runs once, in the order added; one removed during the abort does not run,
+ * one added during it does, one added after it never; and one that throws does not keep
+ * the others from running (its error is rethrown on the next tick, as an uncaught one).
  */
 export class CallAbort implements CallSignal {
   aborted = false;
@@ -29,7 +30,7 @@ export class CallAbort implements CallSignal {
   observed: ObservedRequest | undefined = undefined;
   /** This attempt's deadlines, when the resilience layer set them. */
   timeouts: CallTimeouts | undefined = undefined;
-  private listeners: (() => void)[] | undefined = undefined;
+  private listeners: ((() => void) | undefined)[] | undefined = undefined;
 
   /** The signal side; the same object, typed as the read-only part. */
   get signal(): CallSignal {
@@ -42,13 +43,19 @@ export class CallAbort implements CallSignal {
       return;
     }
     this.aborted = true;
-    this.reason = reason ?? new DOMException('This operation was aborted', 'AbortError');
+    this.reason =
+      reason === undefined ? new DOMException('This operation was aborted', 'AbortError') : reason;
     const listeners = this.listeners;
-    this.listeners = undefined;
     if (listeners === undefined) {
       return;
     }
-    for (const listener of listeners) {
+    // Indexed, not iterated over a copy: a listener removed by an earlier one (the request's
+    // end releasing an attempt) is skipped and one added is reached, as on an EventTarget.
+    for (let i = 0; i < listeners.length; i++) {
+      const listener = listeners[i];
+      if (listener === undefined) {
+        continue;
+      }
       try {
         listener();
       } catch (error) {
@@ -57,10 +64,13 @@ export class CallAbort implements CallSignal {
         });
       }
     }
+    this.listeners = undefined;
   }
 
   addEventListener(type: 'abort', listener: () => void): void {
-    if (type !== 'abort' || this.aborted) {
+    // After the abort only a listener added while the others run still runs (as on an
+    // EventTarget, the dispatch loop reaches it); once it is over, none will.
+    if (type !== 'abort' || (this.aborted && this.listeners === undefined)) {
       return;
     }
     const listeners = (this.listeners ??= []);
@@ -75,7 +85,13 @@ export class CallAbort implements CallSignal {
       return;
     }
     const at = listeners.indexOf(listener);
-    if (at >= 0) {
+    if (at < 0) {
+      return;
+    }
+    if (this.aborted) {
+      // Mid-dispatch: blank the slot so that the loop's indices stay right.
+      listeners[at] = undefined;
+    } else {
       listeners.splice(at, 1);
     }
   }

@@ -237,10 +237,18 @@ describe('parseRankModule', () => {
   it.each([
     ['another module shape', 'exports.ranks = {"pat_str":"x","bpe_ranks":"y"};'],
     ['code before the object', 'const x = 1; module.exports = {"pat_str":"x","bpe_ranks":"y"};'],
+    ['code after the object', 'module.exports = {"pat_str":"x","bpe_ranks":"y"}; exports.x = {};'],
     ['a table that is not JSON', "module.exports = {pat_str: 'x', bpe_ranks: 'y'};"],
     ['a table without ranks', 'module.exports = {"pat_str":"x"};'],
     ['no object', 'module.exports = 1;'],
   ])('leaves %s to require', (_name, text) => {
     expect(parseRankModule(text)).toBeUndefined();
+  });
+
+  it('takes a trailing semicolon and line break', () => {
+    expect(parseRankModule('module.exports = {"pat_str":"x","bpe_ranks":"y"};\n')).toEqual({
+      pat_str: 'x',
+      bpe_ranks: 'y',
+    });
   });
 });

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { Logger } from '@nestjs/common';
 import type { TiktokenBPE } from 'js-tiktoken/lite';
 import { BpeCounter } from './bpe-counter';
 
@@ -103,19 +104,31 @@ function loadRanks(encoding: EncodingName): TiktokenBPE {
   // Loaded lazily on purpose (tens of ms, megabytes); the package maps these paths through
   // `exports`, which `moduleResolution: node` cannot type, hence require.resolve.
   const path = require.resolve(`js-tiktoken/ranks/${encoding}`);
-  return parseRankModule(readFileSync(path, 'utf8')) ?? requireRanks(path);
+  const table = parseRankModule(readFileSync(path, 'utf8'));
+  if (table !== undefined) {
+    return table;
+  }
+  logger.warn(`${path} is not 'module.exports = {JSON};': loading it with require`);
+  return requireRanks(path);
 }
+
+const logger = new Logger('TokenEstimator');
 
 /**
  * The table of a rank module (`module.exports = {...JSON...};`), read as JSON rather than
- * run: a required module's text (1-2 MB per encoding) stays in V8's heap for the life of
- * the process even once its exports are dropped, and the counter keeps its own compact
- * copy. Undefined when the file is not shaped so (a later js-tiktoken), for `require`.
+ * run: quicker than compiling 1-2 MB of script, and nothing of the text outlives the
+ * counter's own compact copy. Undefined when the file is not shaped exactly so (a later
+ * js-tiktoken), for `require`.
  */
 export function parseRankModule(text: string): TiktokenBPE | undefined {
   const start = text.indexOf('{');
   const end = text.lastIndexOf('}');
-  if (start < 0 || end < start || !/^\s*module\.exports\s*=\s*$/.test(text.slice(0, start))) {
+  if (
+    start < 0 ||
+    end < start ||
+    !/^\s*module\.exports\s*=\s*$/.test(text.slice(0, start)) ||
+    !/^\s*;?\s*$/.test(text.slice(end + 1))
+  ) {
     return undefined;
   }
   try {
@@ -128,11 +141,19 @@ export function parseRankModule(text: string): TiktokenBPE | undefined {
   }
 }
 
-function requireRanks(path: string): TiktokenBPE {
+/**
+ * The fallback: a required module whose text must then be let go by hand. This module's
+ * `children` keeps the rank module (and so its text) alive for good, the require cache too.
+ */
+export function requireRanks(path: string): TiktokenBPE {
   /* eslint-disable @typescript-eslint/no-require-imports, local/no-inherited-lookup -- a path require.resolve gave */
   const ranks = require(path) as TiktokenBPE;
   delete require.cache[path];
   /* eslint-enable @typescript-eslint/no-require-imports, local/no-inherited-lookup */
+  const at = module.children.findIndex((child) => child.id === path);
+  if (at >= 0) {
+    module.children.splice(at, 1);
+  }
   return ranks;
 }
 

@@ -32,7 +32,7 @@ export function newestMtime(dir: string): number {
   return newest;
 }
 
-/** Runs `npx nest build` when dist/main.js is missing or older than a file of src/. */
+/** Runs `npm run build` when dist/main.js is missing or older than a file of src/. */
 export function ensureBuilt(): void {
   const main = join(ROOT, 'dist', 'main.js');
   let builtAt = 0;
@@ -44,11 +44,11 @@ export function ensureBuilt(): void {
   if (builtAt > newestMtime(join(ROOT, 'src'))) {
     return;
   }
-  log('building the gateway (npx nest build) ...');
+  log('building the gateway (npm run build) ...');
   // Build output goes to stderr so that stdout carries only the results.
-  const result = spawnSync('npx', ['nest', 'build'], { cwd: ROOT, stdio: ['ignore', 2, 2] });
+  const result = spawnSync('npm', ['run', 'build'], { cwd: ROOT, stdio: ['ignore', 2, 2] });
   if (result.status !== 0) {
-    throw new Error(`npx nest build failed (exit ${result.status ?? result.signal})`);
+    throw new Error(`npm run build failed (exit ${result.status ?? result.signal})`);
   }
 }
 

@@ -7,7 +7,8 @@
  * ArrayBuffers, outside that space.
  */
 import { getHeapSpaceStatistics } from 'node:v8';
-import { counterFor, requireRanks } from '../../src/limits/tokens/token-estimator';
+import { requireRanks } from '../../src/limits/tokens/rank-source';
+import { counterFor } from '../../src/limits/tokens/token-estimator';
 
 const gc = (globalThis as { gc?: () => void }).gc as () => void;
 

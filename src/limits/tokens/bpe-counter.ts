@@ -1,5 +1,4 @@
-import type { TiktokenBPE } from 'js-tiktoken/lite';
-import { RankTable } from './rank-table';
+import type { RankTable } from './rank-table';
 
 /**
  * Counts the tokens a tiktoken encoding produces for a text, without building the token
@@ -45,9 +44,10 @@ export class BpeCounter {
   private readonly bounds = new Int32Array(MAX_PIECE_BYTES + 1);
   private readonly pairRank = new Int32Array(MAX_PIECE_BYTES);
 
-  constructor(bpe: TiktokenBPE) {
-    this.pattern = new RegExp(bpe.pat_str, 'gu');
-    this.table = new RankTable(bpe.bpe_ranks);
+  /** `patStr`: the encoding's split pattern (js-tiktoken's `pat_str`); `table`: its ranks. */
+  constructor(patStr: string, table: RankTable) {
+    this.pattern = new RegExp(patStr, 'gu');
+    this.table = table;
   }
 
   /**

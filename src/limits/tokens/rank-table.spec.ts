@@ -20,7 +20,7 @@ function entries(bpeRanks: string): [Buffer, number][] {
 
 describe.each(Object.keys(BPE))('RankTable (%s)', (name) => {
   const all = entries(BPE[name].bpe_ranks);
-  const table = new RankTable(BPE[name].bpe_ranks);
+  const table = RankTable.fromText(BPE[name].bpe_ranks);
 
   it('holds every token of the encoding, each with its rank', () => {
     expect(table.size).toBe(all.length);

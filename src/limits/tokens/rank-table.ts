@@ -18,13 +18,27 @@ export class RankTable {
   private readonly slots: Int32Array;
   private readonly mask: number;
 
+  /** A table from its arrays (see {@link parts}); `slots` has a power-of-two length. */
+  constructor(parts: RankTableParts) {
+    this.bytes = parts.bytes;
+    this.starts = parts.starts;
+    this.ranks = parts.ranks;
+    this.slots = parts.slots;
+    this.mask = parts.slots.length - 1;
+  }
+
+  /** The arrays behind the table, e.g. to write them to a file (rank-cache.ts). */
+  parts(): RankTableParts {
+    return { bytes: this.bytes, starts: this.starts, ranks: this.ranks, slots: this.slots };
+  }
+
   /**
    * Reads js-tiktoken's `bpe_ranks` text: one line per run of consecutive ranks,
    * `<ignored> <first rank> <base64 token> <base64 token> ...`. One pass over the text,
    * decoding base64 and hashing each token's bytes as they come: splitting it into 300,000
    * strings and decoding each was ~100 ms of every cold start.
    */
-  constructor(bpeRanks: string) {
+  static fromText(bpeRanks: string): RankTable {
     const text = bpeRanks;
     const length = text.length;
     // Each token takes a space and at least 4 base64 characters; 4 characters give 3 bytes.
@@ -79,22 +93,25 @@ export class RankTable {
       }
     }
     starts[n] = used;
-    this.bytes = bytes.slice(0, used);
-    this.starts = starts.slice(0, n + 1);
-    this.ranks = ranks.slice(0, n);
     let size = 1;
     while (size < n * 2) {
       size <<= 1;
     }
-    this.slots = new Int32Array(size);
-    this.mask = size - 1;
+    const slots = new Int32Array(size);
+    const mask = size - 1;
     for (let t = 0; t < n; t++) {
-      let slot = hashes[t] & this.mask;
-      while (this.slots[slot] !== 0) {
-        slot = (slot + 1) & this.mask;
+      let slot = hashes[t] & mask;
+      while (slots[slot] !== 0) {
+        slot = (slot + 1) & mask;
       }
-      this.slots[slot] = t + 1;
+      slots[slot] = t + 1;
     }
+    return new RankTable({
+      bytes: bytes.slice(0, used),
+      starts: starts.slice(0, n + 1),
+      ranks: ranks.slice(0, n),
+      slots,
+    });
   }
 
   /** Number of tokens in the table. */
@@ -129,6 +146,14 @@ export class RankTable {
     }
     return true;
   }
+}
+
+/** The four arrays of a {@link RankTable}. */
+export interface RankTableParts {
+  bytes: Uint8Array;
+  starts: Uint32Array;
+  ranks: Uint32Array;
+  slots: Int32Array;
 }
 
 const SPACE = 0x20;

@@ -8,7 +8,6 @@ import {
   countTexts,
   estimatePromptTokens,
   familyProfile,
-  parseRankModule,
   promptTokensUpperBound,
 } from './token-estimator';
 
@@ -224,31 +223,5 @@ describe('countTexts', () => {
     const ms = Number(process.hrtime.bigint() - started) / 1e6;
     within(estimate, exact, 0.01);
     expect(ms).toBeLessThan(1000);
-  });
-});
-
-describe('parseRankModule', () => {
-  it.each(['o200k_base', 'cl100k_base'])('reads %s exactly as require does', (encoding) => {
-    const path = require.resolve(`js-tiktoken/ranks/${encoding}`);
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
-    expect(parseRankModule(readFileSync(path, 'utf8'))).toEqual(require(path));
-  });
-
-  it.each([
-    ['another module shape', 'exports.ranks = {"pat_str":"x","bpe_ranks":"y"};'],
-    ['code before the object', 'const x = 1; module.exports = {"pat_str":"x","bpe_ranks":"y"};'],
-    ['code after the object', 'module.exports = {"pat_str":"x","bpe_ranks":"y"}; exports.x = {};'],
-    ['a table that is not JSON', "module.exports = {pat_str: 'x', bpe_ranks: 'y'};"],
-    ['a table without ranks', 'module.exports = {"pat_str":"x"};'],
-    ['no object', 'module.exports = 1;'],
-  ])('leaves %s to require', (_name, text) => {
-    expect(parseRankModule(text)).toBeUndefined();
-  });
-
-  it('takes a trailing semicolon and line break', () => {
-    expect(parseRankModule('module.exports = {"pat_str":"x","bpe_ranks":"y"};\n')).toEqual({
-      pat_str: 'x',
-      bpe_ranks: 'y',
-    });
   });
 });

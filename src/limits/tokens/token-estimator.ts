@@ -1,7 +1,5 @@
-import { readFileSync } from 'node:fs';
-import { Logger } from '@nestjs/common';
-import type { TiktokenBPE } from 'js-tiktoken/lite';
 import { BpeCounter } from './bpe-counter';
+import { type EncodingName, loadRankTable } from './rank-source';
 
 /**
  * Prompt-token estimates for limits, per model family:
@@ -20,7 +18,7 @@ import { BpeCounter } from './bpe-counter';
  * The estimate only gates requests (context window, tokens per minute); real usage
  * replaces it once the answer ends.
  */
-export type EncodingName = 'o200k_base' | 'cl100k_base';
+export type { EncodingName } from './rank-source';
 
 export interface FamilyProfile {
   encoding: EncodingName;
@@ -94,67 +92,11 @@ const counters = new Map<EncodingName, BpeCounter>();
 export function counterFor(encoding: EncodingName): BpeCounter {
   let counter = counters.get(encoding);
   if (!counter) {
-    counter = new BpeCounter(loadRanks(encoding));
+    const { patStr, table } = loadRankTable(encoding);
+    counter = new BpeCounter(patStr, table);
     counters.set(encoding, counter);
   }
   return counter;
-}
-
-function loadRanks(encoding: EncodingName): TiktokenBPE {
-  // Loaded lazily on purpose (tens of ms, megabytes); the package maps these paths through
-  // `exports`, which `moduleResolution: node` cannot type, hence require.resolve.
-  const path = require.resolve(`js-tiktoken/ranks/${encoding}`);
-  const table = parseRankModule(readFileSync(path, 'utf8'));
-  if (table !== undefined) {
-    return table;
-  }
-  logger.warn(`${path} is not 'module.exports = {JSON};': loading it with require`);
-  return requireRanks(path);
-}
-
-const logger = new Logger('TokenEstimator');
-
-/**
- * The table of a rank module (`module.exports = {...JSON...};`), read as JSON rather than
- * run: quicker than compiling 1-2 MB of script, and nothing of the text outlives the
- * counter's own compact copy. Undefined when the file is not shaped exactly so (a later
- * js-tiktoken), for `require`.
- */
-export function parseRankModule(text: string): TiktokenBPE | undefined {
-  const start = text.indexOf('{');
-  const end = text.lastIndexOf('}');
-  if (
-    start < 0 ||
-    end < start ||
-    !/^\s*module\.exports\s*=\s*$/.test(text.slice(0, start)) ||
-    !/^\s*;?\s*$/.test(text.slice(end + 1))
-  ) {
-    return undefined;
-  }
-  try {
-    const table = JSON.parse(text.slice(start, end + 1)) as Partial<TiktokenBPE>;
-    return typeof table.bpe_ranks === 'string' && typeof table.pat_str === 'string'
-      ? (table as TiktokenBPE)
-      : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/**
- * The fallback: a required module whose text must then be let go by hand. This module's
- * `children` keeps the rank module (and so its text) alive for good, the require cache too.
- */
-export function requireRanks(path: string): TiktokenBPE {
-  /* eslint-disable @typescript-eslint/no-require-imports, local/no-inherited-lookup -- a path require.resolve gave */
-  const ranks = require(path) as TiktokenBPE;
-  delete require.cache[path];
-  /* eslint-enable @typescript-eslint/no-require-imports, local/no-inherited-lookup */
-  const at = module.children.findIndex((child) => child.id === path);
-  if (at >= 0) {
-    module.children.splice(at, 1);
-  }
-  return ranks;
 }
 
 /** Tokens of `texts`, exact up to {@link MAX_TOKENIZED_CHARS} characters, extrapolated beyond. */

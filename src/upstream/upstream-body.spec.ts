@@ -6,6 +6,9 @@ import {
   readCapped,
 } from './upstream-body';
 import type { UpstreamResponse } from './upstream-http.client';
+import { CallAbort } from './call-signal';
+import { mapTransportError } from './upstream-errors';
+import { UpstreamTimeoutError } from '../common/errors/gateway-errors';
 
 async function requireEventStream(res: UpstreamResponse, provider: string): Promise<void> {
   const error = await notAnEventStream(res, provider, (text) => text);
@@ -97,6 +100,19 @@ describe('parseUpstreamAnswer', () => {
   });
 });
 
+/** A body that sends its first bytes, then nothing more. */
+function partOfAnAnswer(): Readable {
+  let sent = false;
+  return new Readable({
+    read() {
+      if (!sent) {
+        sent = true;
+        this.push(Buffer.from('{"a":'));
+      }
+    },
+  });
+}
+
 describe('readCapped', () => {
   const ok = (body: Readable, headers: Record<string, string> = {}): UpstreamResponse =>
     ({ statusCode: 200, headers, body }) as unknown as UpstreamResponse;
@@ -130,6 +146,38 @@ describe('readCapped', () => {
     });
     expect(produced).toBeLessThan(64 * 1024);
     expect(endless.destroyed).toBe(true);
+  });
+
+  it('rejects with the transport error when the body fails while read', async () => {
+    const failing = new Readable({
+      read() {
+        this.push(Buffer.from('{"a":'));
+        this.destroy(Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' }));
+      },
+    });
+    const error = await readCapped(ok(failing), 100, signal, 'p').catch((e: unknown) => e);
+    expect(error).toEqual(
+      mapTransportError(Object.assign(new Error('x'), { code: 'ECONNRESET' }), signal),
+    );
+  });
+
+  it("rejects with the abort's reason when the call is aborted mid-answer", async () => {
+    const abort = new CallAbort();
+    const reason = new UpstreamTimeoutError('too slow');
+    const stalled = partOfAnAnswer();
+    const reading = readCapped(ok(stalled), 100, abort.signal, 'p');
+    await new Promise((resolve) => setImmediate(resolve));
+    abort.abort(reason);
+    stalled.destroy(); // as undici does on abort: without an error of its own
+    await expect(reading).rejects.toBe(reason);
+  });
+
+  it('never resolves a body destroyed before its end as if it were whole', async () => {
+    const cut = partOfAnAnswer();
+    const reading = readCapped(ok(cut), 100, signal, 'p');
+    await new Promise((resolve) => setImmediate(resolve));
+    cut.destroy();
+    await expect(reading).rejects.toBeInstanceOf(Error);
   });
 });
 

@@ -170,34 +170,58 @@ export async function upstreamHttpError(
 /**
  * The whole body, refused (and the connection dropped, which aborts the upstream call)
  * as soon as it is known to exceed `limit` bytes: from `content-length` before reading,
- * else while reading, so memory stays bounded by the cap.
+ * else while reading, so memory stays bounded by the cap. Read with plain listeners and
+ * one promise: an async iterator over the stream cost a promise per chunk and an
+ * end-of-stream watcher per answer (about 2% of the CPU profile under load).
  */
-export async function readCapped(
+export function readCapped(
   res: UpstreamResponse,
   limit: number,
   signal: CallSignal,
   providerName: string,
 ): Promise<Buffer> {
+  const body = res.body;
   const declared = Number(res.headers['content-length']);
   if (Number.isFinite(declared) && declared > limit) {
-    res.body.destroy();
-    throw upstreamTooLargeError(providerName, 'answer', limit);
+    body.destroy();
+    return Promise.reject(upstreamTooLargeError(providerName, 'answer', limit));
   }
-  const chunks: Buffer[] = [];
-  let size = 0;
-  try {
-    for await (const chunk of res.body as AsyncIterable<Buffer>) {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let settled = false;
+    const settle = (error: Error | undefined): void => {
+      if (settled) {
+        return;
+      }
+      settled = true;
+      if (error !== undefined) {
+        reject(error);
+      } else {
+        resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size));
+      }
+    };
+    const onData = (chunk: Buffer): void => {
       size += chunk.length;
       if (size > limit) {
-        res.body.destroy();
-        throw upstreamTooLargeError(providerName, 'answer', limit);
+        settle(upstreamTooLargeError(providerName, 'answer', limit));
+        body.destroy();
+        return;
       }
       chunks.push(chunk);
-    }
-  } catch (e) {
-    throw mapTransportError(e, signal);
-  }
-  return chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size);
+    };
+    const onEnd = (): void => settle(undefined);
+    const onError = (e: unknown): void => settle(mapTransportError(e, signal));
+    // Destroyed without an error (an abort may do that): the answer is cut short.
+    const onClose = (): void =>
+      settle(mapTransportError(new Error('the upstream answer ended early'), signal));
+    // The listeners stay: destroying the body over the cap makes undici emit an abort
+    // error afterwards, which must find a listener (settle ignores it).
+    body.on('data', onData);
+    body.once('end', onEnd);
+    body.on('error', onError);
+    body.once('close', onClose);
+  });
 }
 
 /** Up to `limit` bytes of the body as text; the body is then discarded (and the socket freed). */

@@ -83,6 +83,29 @@ export class ResilienceService {
 
   /** Catalog models are immutable: their merged settings are computed once, not per request. */
   private readonly settings = new WeakMap<CatalogModel, EffectiveSettings>();
+  private readonly targets = new WeakMap<CatalogModel, WeakMap<CatalogDeployment, CatalogModel>>();
+
+  /**
+   * `model` as `deployment` serves it (that deployment's provider and upstream id), built
+   * once per pair rather than copied on every attempt: one object less per request, and
+   * caches keyed by the served model (prices, settings) find it again.
+   */
+  private servedAs(model: CatalogModel, deployment: CatalogDeployment): CatalogModel {
+    if (deployment.provider === model.provider && deployment.upstreamId === model.upstreamId) {
+      return model;
+    }
+    let byDeployment = this.targets.get(model);
+    if (byDeployment === undefined) {
+      byDeployment = new WeakMap();
+      this.targets.set(model, byDeployment);
+    }
+    let target = byDeployment.get(deployment);
+    if (target === undefined) {
+      target = { ...model, provider: deployment.provider, upstreamId: deployment.upstreamId };
+      byDeployment.set(deployment, target);
+    }
+    return target;
+  }
 
   /** The settings in effect for `model`, key by key: model, then provider, then environment. */
   settingsOf(model: CatalogModel): EffectiveSettings {
@@ -277,10 +300,7 @@ export class ResilienceService {
       // What this attempt's provider dropped: a fallback's header must not list another's.
       droppedParams: [],
     };
-    const target =
-      deployment.provider === model.provider && deployment.upstreamId === model.upstreamId
-        ? model
-        : { ...model, provider: deployment.provider, upstreamId: deployment.upstreamId };
+    const target = this.servedAs(model, deployment);
     let settled = false;
     const release = (usage?: CanonicalUsage, refund = false): void => {
       clearTimeout(timer);

@@ -267,7 +267,7 @@ export class LimitsService implements OnModuleInit, OnApplicationShutdown {
       if (res.closed) {
         done();
       } else {
-        res.once('close', done);
+        res.on('close', done); // 'close' comes once: no once() wrapper per request
       }
     }
     return true;

@@ -218,9 +218,9 @@ export function readCapped(
     // The listeners stay: destroying the body over the cap makes undici emit an abort
     // error afterwards, which must find a listener (settle ignores it).
     body.on('data', onData);
-    body.once('end', onEnd);
+    body.on('end', onEnd);
     body.on('error', onError);
-    body.once('close', onClose);
+    body.on('close', onClose);
   });
 }
 

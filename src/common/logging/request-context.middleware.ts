@@ -37,7 +37,8 @@ export function requestContextMiddleware(root: Logger, hooks: readonly RequestHo
     for (const hook of hooks) {
       hook.started(req);
     }
-    res.once('close', () => {
+    // 'close' comes once per response; on() spares once()'s wrapper objects per request.
+    res.on('close', () => {
       const ctx = req.ctx;
       const latencyMs = Number(process.hrtime.bigint() - ctx.startedAt) / 1e6;
       const outcome = res.writableFinished ? 'completed' : 'client_closed';

@@ -90,9 +90,11 @@ export function rateLimitHeaders(
       continue;
     }
     const [limit, remaining, reset] = names[metric];
+    /* eslint-disable local/no-inherited-lookup -- names from the constant NAMES table, never input */
     headers[limit] = String(dim.limit);
     headers[remaining] = String(Math.max(0, Math.floor(dim.remaining)));
     headers[reset] = family === 'openai' ? goDuration(dim.resetMs) : rfc3339(nowMs + dim.resetMs);
+    /* eslint-enable local/no-inherited-lookup */
   }
   return headers;
 }

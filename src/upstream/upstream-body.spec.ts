@@ -172,6 +172,15 @@ describe('readCapped', () => {
     await expect(reading).rejects.toBe(reason);
   });
 
+  it('rejects at once, without waiting for a close already past, a body destroyed before the read', async () => {
+    const gone = partOfAnAnswer();
+    gone.destroy();
+    await new Promise((resolve) => setImmediate(resolve)); // its 'close' has been emitted
+    await expect(readCapped(ok(gone), 100, signal, 'p')).rejects.toMatchObject({
+      message: expect.stringContaining('ERR_STREAM_PREMATURE_CLOSE') as unknown,
+    });
+  });
+
   it('never resolves a body destroyed before its end as if it were whole', async () => {
     const cut = partOfAnAnswer();
     const reading = readCapped(ok(cut), 100, signal, 'p');

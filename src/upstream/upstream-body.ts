@@ -186,6 +186,10 @@ export function readCapped(
     body.destroy();
     return Promise.reject(upstreamTooLargeError(providerName, 'answer', limit));
   }
+  if (body.destroyed) {
+    // Its 'close' has been or is about to be emitted: waiting for it would hang.
+    return Promise.reject(mapTransportError(prematureClose(), signal));
+  }
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -213,14 +217,20 @@ export function readCapped(
     const onEnd = (): void => settle(undefined);
     const onError = (e: unknown): void => settle(mapTransportError(e, signal));
     // Destroyed without an error (an abort may do that): the answer is cut short.
-    const onClose = (): void =>
-      settle(mapTransportError(new Error('the upstream answer ended early'), signal));
+    const onClose = (): void => settle(mapTransportError(prematureClose(), signal));
     // The listeners stay: destroying the body over the cap makes undici emit an abort
     // error afterwards, which must find a listener (settle ignores it).
     body.on('data', onData);
     body.on('end', onEnd);
     body.on('error', onError);
     body.on('close', onClose);
+  });
+}
+
+/** What a body that closed before its end reports: the code node's stream helpers use. */
+function prematureClose(): Error {
+  return Object.assign(new Error('the upstream answer ended early'), {
+    code: 'ERR_STREAM_PREMATURE_CLOSE',
   });
 }
 

@@ -8,12 +8,7 @@ const LOG_BUFFER_BYTES = 4096;
 const LOG_FLUSH_MS = 100;
 
 /** Paths masked in every line but the access log's (see {@link accessLogger}). */
-export const REDACTED_PATHS = [
-  'headers.authorization',
-  'headers["x-api-key"]',
-  '*.apiKey',
-  'apiKey',
-];
+const REDACTED_PATHS = ['headers.authorization', 'headers["x-api-key"]', '*.apiKey', 'apiKey'];
 
 /**
  * The process-wide pino logger: JSON lines on stdout (or `destination`). Asynchronous,

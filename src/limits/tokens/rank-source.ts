@@ -24,16 +24,10 @@ export function loadRankTable(
   encoding: EncodingName,
   cacheDir = RANK_CACHE_DIR,
 ): { patStr: string; table: RankTable } {
-  // The package maps these paths through `exports`, which `moduleResolution: node`
-  // cannot type, hence require.resolve.
-  const path = require.resolve(`js-tiktoken/ranks/${encoding}`);
+  const path = rankModulePath(encoding);
   const source = rankSourceId(encoding, path);
   const cached = source === undefined ? undefined : readCache(cacheDir, encoding, source);
-  if (cached !== undefined) {
-    return cached;
-  }
-  const bpe = readRanks(path);
-  return { patStr: bpe.pat_str, table: RankTable.fromText(bpe.bpe_ranks) };
+  return cached ?? fromText(path);
 }
 
 /**
@@ -43,14 +37,14 @@ export function loadRankTable(
 export function writeRankCaches(dir = RANK_CACHE_DIR): string[] {
   mkdirSync(dir, { recursive: true });
   return ENCODINGS.map((encoding) => {
-    const path = require.resolve(`js-tiktoken/ranks/${encoding}`);
+    const path = rankModulePath(encoding);
     const source = rankSourceId(encoding, path);
     if (source === undefined) {
       throw new Error(`cannot tell which js-tiktoken ${path} belongs to`);
     }
-    const bpe = readRanks(path);
+    const { patStr, table } = fromText(path);
     const file = cacheFile(dir, encoding);
-    writeFileSync(file, encodeRankTable(RankTable.fromText(bpe.bpe_ranks), bpe.pat_str, source));
+    writeFileSync(file, encodeRankTable(table, patStr, source));
     return file;
   });
 }
@@ -72,6 +66,20 @@ export function rankSourceId(encoding: EncodingName, path: string): string | und
   } catch {
     return undefined;
   }
+}
+
+/**
+ * js-tiktoken's rank module of `encoding`. The package maps these paths through `exports`,
+ * which `moduleResolution: node` cannot type, hence require.resolve.
+ */
+function rankModulePath(encoding: EncodingName): string {
+  return require.resolve(`js-tiktoken/ranks/${encoding}`);
+}
+
+/** The table decoded from the rank module's text (tens of ms). */
+function fromText(path: string): { patStr: string; table: RankTable } {
+  const bpe = readRanks(path);
+  return { patStr: bpe.pat_str, table: RankTable.fromText(bpe.bpe_ranks) };
 }
 
 function cacheFile(dir: string, encoding: EncodingName): string {

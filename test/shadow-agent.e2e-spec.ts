@@ -1502,13 +1502,16 @@ describe('operator defaults (SHADOW_AGENT_MODEL, SHADOW_AGENT_TIMEOUT_MS, PROMPT
   });
 
   it('gives up after SHADOW_AGENT_TIMEOUT_MS unless the tool sets timeout_ms', async () => {
-    judge.on(JUDGE_PATH, judgeAfter(900, allow()));
+    // The header names the 300 ms that ended the wait; the clock only checks that the
+    // gateway did not sit out a judge five seconds late, with room for a loaded machine.
+    judge.on(JUDGE_PATH, judgeAfter(5000, allow()));
     let started = Date.now();
     const { response } = await client.chat.completions
       .create({ ...chat.body({ noProtection: true }, false), tools: [bare()] })
       .withResponse();
-    expect(Date.now() - started).toBeLessThan(800);
+    expect(Date.now() - started).toBeLessThan(4000);
     expect(response.headers.get(HEADER)).toMatch(/=blocked;error="[^"]*300 ms"$/);
+    judge.on(JUDGE_PATH, judgeAfter(900, allow()));
     started = Date.now();
     const longer = await client.chat.completions
       .create({

@@ -1,6 +1,7 @@
 import { Tiktoken, type TiktokenBPE } from 'js-tiktoken/lite';
 import { BpeCounter, MAX_PIECE_BYTES } from './bpe-counter';
 import { RankTable } from './rank-table';
+import { growth, LINEAR_GROWTH } from '../../../test/support/growth';
 
 /* eslint-disable @typescript-eslint/no-require-imports */
 const RANKS: Record<string, TiktokenBPE> = {
@@ -27,7 +28,9 @@ const CORPUS: Record<string, string> = {
 
 describe.each(Object.keys(RANKS))('BpeCounter (%s)', (name) => {
   const reference = new Tiktoken(RANKS[name]);
-  const counter = new BpeCounter(RANKS[name].pat_str, RankTable.fromText(RANKS[name].bpe_ranks));
+  const table = RankTable.fromText(RANKS[name].bpe_ranks);
+  const fresh = (): BpeCounter => new BpeCounter(RANKS[name].pat_str, table);
+  const counter = fresh();
 
   it.each(Object.keys(CORPUS))('counts exactly as js-tiktoken encode() on %s text', (kind) => {
     const text = CORPUS[kind];
@@ -44,27 +47,23 @@ describe.each(Object.keys(RANKS))('BpeCounter (%s)', (name) => {
     expect(counter.count('')).toBe(0);
   });
 
-  it(`counts a 200 000-character run of one letter quickly, close to the exact count`, () => {
-    const text = 'a'.repeat(200_000);
-    const started = process.hrtime.bigint();
-    const n = counter.count(text);
-    const ms = Number(process.hrtime.bigint() - started) / 1e6;
-    expect(ms).toBeLessThan(500);
+  it('counts a 200 000-character run of one letter close to the exact count, in linear time', () => {
+    const n = counter.count('a'.repeat(200_000));
     // Exact is 200000 / 8 = 25000 for both encodings; chunking loses at most one merge per chunk.
     expect(n).toBeGreaterThanOrEqual(25_000);
     expect(n).toBeLessThanOrEqual(25_000 + 200_000 / MAX_PIECE_BYTES);
+    // A fresh counter each run: a remembered text would cost nothing the second time.
+    const cost = growth((size) => fresh().count('a'.repeat(size)), 50_000);
+    expect(cost).toBeLessThan(LINEAR_GROWTH);
   });
 
-  it('counts an unspaced CJK paragraph in bounded time within 5% of exact', () => {
-    const text =
-      '漢字仮名交じり文は日本語の表記法です東京都は日本の首都であり人口は約千四百万人です'.repeat(
-        40,
-      );
-    const started = process.hrtime.bigint();
+  it('counts an unspaced CJK paragraph within 5% of exact, in linear time', () => {
+    const sentence =
+      '漢字仮名交じり文は日本語の表記法です東京都は日本の首都であり人口は約千四百万人です';
+    const text = sentence.repeat(40);
     const n = counter.count(text);
-    const ms = Number(process.hrtime.bigint() - started) / 1e6;
-    expect(ms).toBeLessThan(500);
     const exact = reference.encode(text.slice(0, 300), [], []).length * (text.length / 300);
     expect(Math.abs(n - exact) / exact).toBeLessThan(0.05);
+    expect(growth((size) => fresh().count(sentence.repeat(size)), 160)).toBeLessThan(LINEAR_GROWTH);
   });
 });

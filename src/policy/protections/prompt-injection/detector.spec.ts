@@ -8,6 +8,7 @@ import {
   scanParts,
   warmUpDetector,
 } from './detector';
+import { growth, LINEAR_GROWTH } from '../../../../test/support/growth';
 
 const fired = (text: string): string[] => [...collectSignals(text).keys()];
 const score = (text: string): number => detectInjection(text).score;
@@ -250,33 +251,34 @@ describe('detectInjection', () => {
     });
   });
 
-  describe('bounded runtime', () => {
-    // A catastrophic regex takes seconds to minutes on these; linear scanning takes a few ms.
-    const LIMIT_MS = 1500;
+  describe('linear runtime on adversarial input', () => {
+    // A catastrophic regex takes seconds to minutes on 100 KB of these; each is a unit
+    // repeated, so the same input can be built at any size.
     const adversarial: [string, string][] = [
-      ['a single 100 KB word', 'a'.repeat(100_000)],
-      ['spaced single letters', 'a '.repeat(50_000)],
-      ['repeated trigger word', 'ignore '.repeat(15_000)],
-      ['repeated override without target', 'ignore all previous '.repeat(5_000)],
-      ['nested delimiters', '[[[[((((<<<<'.repeat(8_000)],
-      ['repeated chat tokens', '<|im_start|>'.repeat(8_000)],
-      ['base64 alphabet', 'QUJDRGVm'.repeat(12_500)],
-      ['URL escapes', '%41'.repeat(33_000)],
-      ['hex pairs', '41 '.repeat(33_000)],
-      ['dots and dashes', '.- '.repeat(33_000)],
-      ['zero-width soup', 'a\u200b'.repeat(50_000)],
-      ['homoglyph soup', 'аa'.repeat(50_000)],
-      ['digits and letters', 'a1'.repeat(50_000)],
-      ['newlines', '\n'.repeat(100_000)],
-      ['equals signs', '='.repeat(100_000)],
-      ['one megabyte of prose', 'The quick brown fox jumps over the lazy dog. '.repeat(23_000)],
+      ['one long word', 'a'],
+      ['spaced single letters', 'a '],
+      ['repeated trigger word', 'ignore '],
+      ['repeated override without target', 'ignore all previous '],
+      ['nested delimiters', '[[[[((((<<<<'],
+      ['repeated chat tokens', '<|im_start|>'],
+      ['base64 alphabet', 'QUJDRGVm'],
+      ['URL escapes', '%41'],
+      ['hex pairs', '41 '],
+      ['dots and dashes', '.- '],
+      ['zero-width soup', 'a\u200b'],
+      ['homoglyph soup', 'аa'],
+      ['digits and letters', 'a1'],
+      ['newlines', '\n'],
+      ['equals signs', '='],
+      ['prose', 'The quick brown fox jumps over the lazy dog. '],
     ];
 
-    it.each(adversarial)('handles %s quickly', (_name, text) => {
-      const start = process.hrtime.bigint();
-      detectInjection(text);
-      const ms = Number(process.hrtime.bigint() - start) / 1e6;
-      expect(ms).toBeLessThan(LIMIT_MS);
+    it.each(adversarial)('scans %s in time linear in its length', (_name, unit) => {
+      const cost = growth(
+        (size) => detectInjection(unit.repeat(Math.ceil(size / unit.length))),
+        25_000,
+      );
+      expect(cost).toBeLessThan(LINEAR_GROWTH);
     });
   });
 });

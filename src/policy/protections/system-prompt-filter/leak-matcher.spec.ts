@@ -1,7 +1,8 @@
 import type { FilterAction } from './settings';
-import { compileSecrets } from './compiled-secrets';
+import { compileSecrets, type CompiledSecrets } from './compiled-secrets';
 import { LeakMatcher, type LeakChannelKind } from './leak-matcher';
 import { takeSecrets } from './secrets';
+import { growth, LINEAR_GROWTH } from '../../../../test/support/growth';
 
 const PROMPT =
   'You are Acme Assistant, the support bot of Acme Corporation. Always answer politely and ' +
@@ -44,8 +45,6 @@ function splits(text: string): string[][] {
   }
   return ways;
 }
-
-const LINEAR_BOUND_MS = 10_000;
 
 describe('LeakMatcher: what leaks (block mode)', () => {
   it.each([
@@ -599,33 +598,40 @@ describe('compileSecrets', () => {
     expect(compileSecrets([`${PROMPT} one`, 'more'], 6)).not.toBe(compiled);
   });
 
+  // Each of these doubles as a check that the cost is linear in the output: a quadratic
+  // matcher once stalled 278 s on a 264 KB answer.
   it('keeps the per-word cost independent of the output length', () => {
     const secret = Array.from({ length: 2000 }, (_, i) => `w${i % 500}`).join(' ');
     const secrets = compileSecrets([secret], 8);
-    const matcher = new LeakMatcher(secrets, 'text', 'redact');
     const chunk = 'w1 w2 w3 w4 w5 w6 w7 ';
-    const started = process.hrtime.bigint();
-    let out = '';
-    for (let i = 0; i < 20000; i += 1) {
-      out += matcher.push(chunk).release;
-    }
-    out += matcher.end().release;
-    const ms = Number(process.hrtime.bigint() - started) / 1e6;
-    expect(out).toBe(chunk.repeat(20000));
-    expect(ms).toBeLessThan(LINEAR_BOUND_MS);
+    const push = (chunks: number): string => {
+      const matcher = new LeakMatcher(secrets, 'text', 'redact');
+      let out = '';
+      for (let i = 0; i < chunks; i += 1) {
+        out += matcher.push(chunk).release;
+      }
+      return out + matcher.end().release;
+    };
+    expect(push(20_000)).toBe(chunk.repeat(20_000));
+    expect(growth(push, 5_000)).toBeLessThan(LINEAR_GROWTH);
   });
 
+  let compiles = 0;
+  /** A secret no output here contains, unique to each call: each run compiles anew. */
+  const uncached = (): string => `zqx${(compiles += 1)}`;
+
   /**
-   * These bounds separate linear from quadratic, not fast from slow: a quadratic matcher
-   * takes minutes on these inputs (a 264 KB answer once stalled 278 s), a linear one well
-   * under a second on a quiet machine. Generous, so that a loaded CI machine passes; speed
-   * itself is measured by the bench.
+   * Streams `size` characters of `unit` repeated, 64 at a time, in both modes, to a
+   * matcher of `secrets(size)`: a secret that grows with the output is one of the cases.
    */
-  /** Feeds `size` characters of `unit` repeated, 64 at a time, in both modes; returns ms. */
-  function stream(secrets: string[], unit: string, size: number, expectLeak: boolean): number {
+  function stream(
+    secrets: (size: number) => string[],
+    unit: string,
+    size: number,
+    expectLeak: boolean,
+  ): void {
     const text = unit.repeat(Math.ceil(size / unit.length));
-    const started = process.hrtime.bigint();
-    const compiled = compileSecrets(secrets, 8);
+    const compiled = compileSecrets([...secrets(size), uncached()], 8);
     for (const mode of ['block', 'redact'] as const) {
       const matcher = new LeakMatcher(compiled, 'text', mode);
       let out = '';
@@ -643,45 +649,53 @@ describe('compileSecrets', () => {
         expect(out === text).toBe(true);
       }
     }
-    return Number(process.hrtime.bigint() - started) / 1e6;
   }
 
-  const REPETITIVE = 'a '.repeat(2000);
-  const DISTINCT = Array.from({ length: 5000 }, (_, i) => `w${i}`).join(' ');
+  const REPETITIVE = (): string[] => ['a '.repeat(2000)];
+  const DISTINCT = (): string[] => [Array.from({ length: 5000 }, (_, i) => `w${i}`).join(' ')];
   /** Seven consecutive words of DISTINCT, then a break, over and over: never 8 in a row. */
   const SEVENS = Array.from({ length: 5000 }, (_, i) => `w${i}${i % 7 === 6 ? ' x' : ''} `).join(
     '',
   );
 
   it.each([
-    ['a repetitive secret, runs of 7 of its words', [REPETITIVE], 'a a a a a a a x ', false],
-    ['the same secret as long as the output', ['a '.repeat(150_000)], 'a a a a a a a x ', false],
-    ['5000 distinct words, runs of 7 of them', [DISTINCT], SEVENS, false],
-    ['a repetitive secret, 47 glued letters', [REPETITIVE], `${'a'.repeat(47)} x `, false],
+    ['a repetitive secret, runs of 7 of its words', REPETITIVE, 'a a a a a a a x ', false],
+    [
+      'the same secret as long as the output',
+      (size: number) => ['a '.repeat(size / 2)],
+      'a a a a a a a x ',
+      false,
+    ],
+    ['5000 distinct words, runs of 7 of them', DISTINCT, SEVENS, false],
+    ['a repetitive secret, 47 glued letters', REPETITIVE, `${'a'.repeat(47)} x `, false],
     [
       'letters spread out, never 48 in a row',
-      ['ab '.repeat(2000)],
+      () => ['ab '.repeat(2000)],
       `${'a b '.repeat(23)}x `,
       false,
     ],
-    ['a repetitive secret, leaked whole', [REPETITIVE], 'a ', true],
+    ['a repetitive secret, leaked whole', REPETITIVE, 'a ', true],
   ])('is linear on adversarial input: %s', (_name, secrets, unit, leak) => {
-    expect(stream(secrets, unit, 300_000, leak)).toBeLessThan(LINEAR_BOUND_MS);
+    expect(growth((size) => stream(secrets, unit, size, leak), 75_000)).toBeLessThan(LINEAR_GROWTH);
   });
 
   it('compiles and matches 150,000 copies of one short secret (spelled two ways) in linear time', () => {
-    const copies = Array.from({ length: 150_000 }, (_, i) =>
-      i % 2 ? 'be concise' : 'BE CONCISE!',
-    );
-    const started = process.hrtime.bigint();
-    const compiled = compileSecrets(copies, 6);
-    const matcher = new LeakMatcher(compiled, 'text', 'block');
-    let leaks = 0;
-    for (let i = 0; i < 10_000; i++) {
-      leaks += matcher.push('be brief and ').leaks.length;
-    }
-    leaks += matcher.push('be concise. ').leaks.length + matcher.end().leaks.length;
-    expect(leaks).toBe(1);
-    expect(Number(process.hrtime.bigint() - started) / 1e6).toBeLessThan(LINEAR_BOUND_MS);
+    // Compiling sorts the root's edges (one per secret): n log n, which the growth bound
+    // cannot tell from linear as the larger input leaves the caches, so compiling is bounded
+    // only by finishing within the test's timeout (a quadratic one would not). Matching is
+    // measured.
+    const copies = (n: number): string[] =>
+      Array.from({ length: n }, (_, i) => (i % 2 ? 'be concise' : 'BE CONCISE!'));
+    const compiled = new Map([37_500, 150_000].map((n) => [n, compileSecrets(copies(n), 6)]));
+    const match = (n: number): void => {
+      const matcher = new LeakMatcher(compiled.get(n) as CompiledSecrets, 'text', 'block');
+      let leaks = 0;
+      for (let i = 0; i < n / 5; i++) {
+        leaks += matcher.push('be brief and ').leaks.length;
+      }
+      leaks += matcher.push('be concise. ').leaks.length + matcher.end().leaks.length;
+      expect(leaks).toBe(1);
+    };
+    expect(growth(match, 37_500)).toBeLessThan(LINEAR_GROWTH);
   });
 });

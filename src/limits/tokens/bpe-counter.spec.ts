@@ -1,7 +1,6 @@
 import { Tiktoken, type TiktokenBPE } from 'js-tiktoken/lite';
 import { BpeCounter, MAX_PIECE_BYTES } from './bpe-counter';
 import { RankTable } from './rank-table';
-import { growth, LINEAR_GROWTH } from '../../../test/support/growth';
 
 /* eslint-disable @typescript-eslint/no-require-imports */
 const RANKS: Record<string, TiktokenBPE> = {
@@ -29,8 +28,7 @@ const CORPUS: Record<string, string> = {
 describe.each(Object.keys(RANKS))('BpeCounter (%s)', (name) => {
   const reference = new Tiktoken(RANKS[name]);
   const table = RankTable.fromText(RANKS[name].bpe_ranks);
-  const fresh = (): BpeCounter => new BpeCounter(RANKS[name].pat_str, table);
-  const counter = fresh();
+  const counter = new BpeCounter(RANKS[name].pat_str, table);
 
   it.each(Object.keys(CORPUS))('counts exactly as js-tiktoken encode() on %s text', (kind) => {
     const text = CORPUS[kind];
@@ -47,23 +45,38 @@ describe.each(Object.keys(RANKS))('BpeCounter (%s)', (name) => {
     expect(counter.count('')).toBe(0);
   });
 
-  it('counts a 200 000-character run of one letter close to the exact count, in linear time', () => {
+  /**
+   * The byte spans `count(text)` merged. A merge is quadratic in its span, so spans of at
+   * most MAX_PIECE_BYTES covering the text once make the whole count linear: an exact
+   * check of what bounds the cost, where a clock would only sample it.
+   */
+  function mergedSpans(text: string): number[] {
+    const fresh = new BpeCounter(RANKS[name].pat_str, table);
+    const merge = jest.spyOn(fresh as unknown as { merge(s: number, e: number): number }, 'merge');
+    fresh.count(text);
+    return merge.mock.calls.map(([start, end]) => end - start);
+  }
+
+  it('counts a 200 000-character run of one letter close to the exact count, in chunks', () => {
     const n = counter.count('a'.repeat(200_000));
     // Exact is 200000 / 8 = 25000 for both encodings; chunking loses at most one merge per chunk.
     expect(n).toBeGreaterThanOrEqual(25_000);
     expect(n).toBeLessThanOrEqual(25_000 + 200_000 / MAX_PIECE_BYTES);
-    // A fresh counter each run: a remembered text would cost nothing the second time.
-    const cost = growth((size) => fresh().count('a'.repeat(size)), 50_000);
-    expect(cost).toBeLessThan(LINEAR_GROWTH);
+    const spans = mergedSpans('a'.repeat(200_000));
+    expect(Math.max(...spans)).toBe(MAX_PIECE_BYTES);
+    expect(spans.reduce((a, b) => a + b, 0)).toBe(200_000);
   });
 
-  it('counts an unspaced CJK paragraph within 5% of exact, in linear time', () => {
-    const sentence =
-      '漢字仮名交じり文は日本語の表記法です東京都は日本の首都であり人口は約千四百万人です';
-    const text = sentence.repeat(40);
+  it('counts an unspaced CJK paragraph within 5% of exact, in chunks', () => {
+    const text =
+      '漢字仮名交じり文は日本語の表記法です東京都は日本の首都であり人口は約千四百万人です'.repeat(
+        40,
+      );
     const n = counter.count(text);
     const exact = reference.encode(text.slice(0, 300), [], []).length * (text.length / 300);
     expect(Math.abs(n - exact) / exact).toBeLessThan(0.05);
-    expect(growth((size) => fresh().count(sentence.repeat(size)), 160)).toBeLessThan(LINEAR_GROWTH);
+    const spans = mergedSpans(text);
+    expect(Math.max(...spans)).toBe(MAX_PIECE_BYTES);
+    expect(spans.reduce((a, b) => a + b, 0)).toBe(Buffer.byteLength(text));
   });
 });

@@ -1,7 +1,22 @@
 /**
+ * The bound specs hold {@link growth} to. Linear work measures 2 to 6 (below 4 where a fixed
+ * cost dominates, above where a larger input leaves the CPU caches), also with every core
+ * busy; quadratic work measures 16, and the blow-ups these specs guard against are so
+ * steep that their quadratic part dominates at the sizes used.
+ */
+export const LINEAR_GROWTH = 10;
+
+/**
+ * Pairs measured, and measured at most while none is below the bound: a busy moment costs
+ * a few more runs instead of a red build, and quadratic work stays above it in every pair.
+ */
+const PAIRS = 3;
+const MAX_PAIRS = 9;
+
+/**
  * How the cost of `run(size)` grows when its input grows fourfold: this process's CPU time
- * at 4 × `size` over its CPU time at `size`, measured in `pairs` back-to-back pairs after
- * one warm-up, the least of the pairs' ratios. Linear work gives about 4, quadratic about
+ * at 4 × `size` over its CPU time at `size`, measured in back-to-back pairs after one
+ * warm-up, the least of the pairs' ratios. Linear work gives about 4, quadratic about
  * 16, a backtracking regex far more.
  *
  * Specs compare this ratio with {@link LINEAR_GROWTH}, never a time with a budget: a slower
@@ -11,24 +26,16 @@
  * alike); the least of the pairs leaves out a burst (a collection) that hits one run only.
  * Taking the least of each size separately instead let a linear count measure 10.4 on CI.
  */
-export function growth(run: (size: number) => void, size: number, pairs = 3): number {
+export function growth(run: (size: number) => void, size: number): number {
   run(size);
   let least = Infinity;
-  for (let i = 0; i < pairs; i++) {
+  for (let i = 0; i < MAX_PAIRS && (i < PAIRS || least >= LINEAR_GROWTH); i++) {
     const atSize = cpuMicros(() => run(size));
     const atFourTimes = cpuMicros(() => run(size * 4));
     least = Math.min(least, atFourTimes / Math.max(atSize, 1));
   }
   return least;
 }
-
-/**
- * The bound specs hold {@link growth} to. Linear work measures 2 to 6 (below 4 where a fixed
- * cost dominates, above where a larger input leaves the CPU caches), also with every core
- * busy; quadratic work measures 16, and the blow-ups these specs guard against are so
- * steep that their quadratic part dominates at the sizes used.
- */
-export const LINEAR_GROWTH = 10;
 
 function cpuMicros(work: () => void): number {
   const before = process.cpuUsage();

@@ -1,3 +1,4 @@
+import { endianness } from 'node:os';
 import { RankTable } from './rank-table';
 
 /**
@@ -5,11 +6,14 @@ import { RankTable } from './rank-table';
  * typed arrays byte for byte, read back as views of the file instead of decoding
  * js-tiktoken's base64 text (about 65 ms of every cold start for the two tables).
  *
- * Layout: the magic `RKT1` (little-endian u32), the header's length in bytes (u32), the
- * header as JSON, zero padding to a multiple of 4, then `starts`, `ranks` and `slots`
- * (32-bit, little-endian) and `bytes`. The header names the source the table was built
- * from; a reader takes the table only for the same source, so that a newer js-tiktoken
- * falls back to its text instead of counting with stale ranks.
+ * Layout: the magic `RKT1` and the header's length in bytes (u32 each), the header as
+ * JSON, zero padding to a multiple of 4, then `starts`, `ranks` and `slots` (32-bit) and
+ * `bytes`. Numbers are in the byte order of the machine that built the file, as typed
+ * arrays are written as they lie in memory: a machine of the other order (s390x given a
+ * dist/ built on x86) reads the magic reversed and decodes the text instead. The header
+ * names the source the table was built from; a reader takes the table only for the same
+ * source, so that a newer js-tiktoken falls back to its text instead of counting with
+ * stale ranks.
  */
 const MAGIC = 0x31544b52;
 
@@ -35,11 +39,9 @@ export function encodeRankTable(table: RankTable, patStr: string, source: string
   };
   const json = Buffer.from(JSON.stringify(header), 'utf8');
   const prefix = Buffer.alloc(align4(8 + json.length));
-  prefix.writeUInt32LE(MAGIC, 0);
-  prefix.writeUInt32LE(json.length, 4);
+  writeU32(prefix, MAGIC, 0);
+  writeU32(prefix, json.length, 4);
   json.copy(prefix, 8);
-  // Typed arrays are in the machine's byte order; every platform Node ships for is
-  // little-endian, and the reader checks the magic in that order.
   return Buffer.concat([prefix, view(starts), view(ranks), view(slots), view(bytes)]);
 }
 
@@ -51,10 +53,10 @@ export function decodeRankTable(
   file: Buffer,
   source: string,
 ): { table: RankTable; patStr: string } | undefined {
-  if (file.length < 8 || file.readUInt32LE(0) !== MAGIC) {
+  if (file.length < 8 || readU32(file, 0) !== MAGIC) {
     return undefined;
   }
-  const headerEnd = 8 + file.readUInt32LE(4);
+  const headerEnd = 8 + readU32(file, 4);
   let header: Partial<RankCacheHeader>;
   try {
     header = JSON.parse(file.toString('utf8', 8, headerEnd)) as Partial<RankCacheHeader>;
@@ -88,6 +90,20 @@ export function decodeRankTable(
     table: new RankTable({ bytes: byteArray, starts, ranks, slots: slotArray }),
     patStr,
   };
+}
+
+const LITTLE_ENDIAN = endianness() === 'LE';
+
+function writeU32(buf: Buffer, value: number, at: number): void {
+  if (LITTLE_ENDIAN) {
+    buf.writeUInt32LE(value, at);
+  } else {
+    buf.writeUInt32BE(value, at);
+  }
+}
+
+function readU32(buf: Buffer, at: number): number {
+  return LITTLE_ENDIAN ? buf.readUInt32LE(at) : buf.readUInt32BE(at);
 }
 
 function view(array: Uint8Array | Uint32Array | Int32Array): Buffer {

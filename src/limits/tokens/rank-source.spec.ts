@@ -56,6 +56,10 @@ describe('rank caches', () => {
     expect(decodeRankTable(Buffer.concat([file, Buffer.alloc(4)]), 'src')).toBeUndefined();
     expect(decodeRankTable(Buffer.from('not a table at all'), 'src')).toBeUndefined();
     expect(decodeRankTable(Buffer.alloc(3), 'src')).toBeUndefined();
+    // As a machine of the other byte order wrote it: magic and header length reversed.
+    const swapped = Buffer.from(file);
+    swapped.subarray(0, 8).swap32();
+    expect(decodeRankTable(swapped, 'src')).toBeUndefined();
     const broken = Buffer.from(file);
     broken.writeUInt32LE(1_000_000, 4); // a header length past the end
     expect(decodeRankTable(broken, 'src')).toBeUndefined();

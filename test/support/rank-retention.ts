@@ -7,7 +7,7 @@
  * ArrayBuffers, outside that space.
  */
 import { getHeapSpaceStatistics } from 'node:v8';
-import { requireRanks } from '../../src/limits/tokens/rank-source';
+import { ENCODINGS, requireRanks } from '../../src/limits/tokens/rank-source';
 import { counterFor } from '../../src/limits/tokens/token-estimator';
 
 const gc = (globalThis as { gc?: () => void }).gc as () => void;
@@ -19,7 +19,6 @@ function largeObjects(): number {
     .space_used_size;
 }
 
-const ENCODINGS = ['o200k_base', 'cl100k_base'];
 const before = largeObjects();
 if (process.argv.includes('--require')) {
   for (const encoding of ENCODINGS) {

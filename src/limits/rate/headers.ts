@@ -49,8 +49,10 @@ export function retryAfterSeconds(ms: number): number {
   return Math.min(MAX_RETRY_AFTER_S, Math.max(1, Math.ceil(ms / 1000)));
 }
 
+const METRICS = ['requests', 'tokens'] as const;
+
 /** Header names per dialect and metric: limit, remaining, reset. Built once, not per request. */
-const NAMES: Record<HeaderFamily, Record<'requests' | 'tokens', [string, string, string]>> = {
+const NAMES: Record<HeaderFamily, Record<(typeof METRICS)[number], [string, string, string]>> = {
   openai: {
     requests: [
       'x-ratelimit-limit-requests',
@@ -98,5 +100,3 @@ export function rateLimitHeaders(
   }
   return headers;
 }
-
-const METRICS = ['requests', 'tokens'] as const;

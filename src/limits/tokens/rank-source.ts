@@ -5,11 +5,13 @@ import type { TiktokenBPE } from 'js-tiktoken/lite';
 import { decodeRankTable, encodeRankTable } from './rank-cache';
 import { RankTable } from './rank-table';
 
-/**
+/*
  * Where the token counters' rank tables come from: the binary tables `npm run build`
  * writes beside the compiled code (rank-cache.ts) when they match the installed
  * js-tiktoken, else js-tiktoken's own rank modules, read as JSON.
  */
+
+/** The tiktoken encodings the estimator counts with. */
 export type EncodingName = 'o200k_base' | 'cl100k_base';
 
 export const ENCODINGS: readonly EncodingName[] = ['o200k_base', 'cl100k_base'];

@@ -6,6 +6,7 @@ import { AdminModule } from './admin/admin.module';
 import { ConsoleModule } from './console/console.module';
 import { DbModule } from './db/db.module';
 import { KeysModule } from './keys/keys.module';
+import { OwnershipModule } from './ownership/ownership.module';
 import { UsageModule } from './usage/usage.module';
 import { GlobalExceptionFilter } from './common/errors/global-exception.filter';
 import { gatewayConfigModule } from './config';
@@ -24,6 +25,7 @@ import { UpstreamModule } from './upstream/upstream.module';
     gatewayConfigModule(),
     DbModule,
     KeysModule,
+    OwnershipModule,
     UsageModule,
     CatalogModule,
     AuthModule,

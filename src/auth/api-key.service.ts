@@ -27,6 +27,12 @@ export interface ApiKeyInfo {
   expiresAt?: number;
   /** The managed key's team (its `owner`); static keys have none. */
   team?: string;
+  /**
+   * Set by `admin: true` in the keys file (never for managed keys): the key may reach
+   * stored objects the gateway has no owner record of, e.g. responses made before owners
+   * were recorded. It gives no access to objects recorded for another key.
+   */
+  admin?: boolean;
 }
 
 const NO_FILE: KeysFile = { defaults: {}, models: new Map(), keys: [] };
@@ -66,11 +72,11 @@ export class ApiKeyService {
       );
     }
     for (const key of keys) {
-      this.add(sha256Hex(key), undefined, file.defaults, new Map(), file);
+      this.add(sha256Hex(key), undefined, file.defaults, new Map(), file, false);
     }
     // A key listed in both places takes its settings from the file.
     for (const entry of file.keys) {
-      this.add(entry.hash, entry.name, entry.limits, entry.models, file);
+      this.add(entry.hash, entry.name, entry.limits, entry.models, file, entry.admin);
     }
     if (keysFile) {
       this.logger.log(`Loaded ${file.keys.length} client keys from ${keysFile}`);
@@ -133,6 +139,7 @@ export class ApiKeyService {
     limits: LimitOverrides,
     models: ReadonlyMap<string, LimitOverrides>,
     file: KeysFile,
+    admin: boolean,
   ): void {
     // File-wide settings first, the key's own on top, field by field.
     const modelLimits = new Map(file.models);
@@ -145,6 +152,7 @@ export class ApiKeyService {
       limits: { ...file.defaults, ...limits },
       modelLimits,
       source: 'static',
+      ...(admin ? { admin } : {}),
     };
     this.keys.set(hash, info);
     this.byId.set(info.id, info);

@@ -32,6 +32,7 @@ keys:
     models:
       gpt-x: { requests_per_minute: 10 }
   - key_env: OTHER_KEY
+    admin: true
 `,
       { OTHER_KEY: ' other-key ' },
       'keys.yaml',
@@ -44,8 +45,15 @@ keys:
         name: 'team',
         limits: { requestsPerMinute: 60, tokensPerMinute: 100000, maxConcurrentStreams: 2 },
         models: new Map([['gpt-x', { requestsPerMinute: 10 }]]),
+        admin: false,
       },
-      { hash: sha256Hex('other-key'), name: undefined, limits: {}, models: new Map() },
+      {
+        hash: sha256Hex('other-key'),
+        name: undefined,
+        limits: {},
+        models: new Map(),
+        admin: true,
+      },
     ]);
   });
 
@@ -61,11 +69,13 @@ keys:
   - key_env: UNSET_VARIABLE
   - sha256: ${HASH}
     limits: { requests_per_minute: 1.5, request_per_minute: 3 }
+    admin: 'yes'
 `);
     expect(found.every((p) => p.startsWith('GATEWAY_KEYS_FILE keys.yaml: '))).toBe(true);
     const text = found.join('\n');
     expect(text).toContain('keys[0].sha256: sha256 must be 64 hex characters');
     expect(text).toContain('keys[3].limits.requests_per_minute');
+    expect(text).toContain('keys[3].admin: admin must be a boolean value');
     expect(text).toContain(
       'keys[3].limits.request_per_minute: property request_per_minute should not exist',
     );

@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { plainToInstance, Type } from 'class-transformer';
 import {
   IsArray,
+  IsBoolean,
   IsInt,
   IsObject,
   IsOptional,
@@ -32,6 +33,7 @@ import { own } from '../common/own';
  *     limits: { requests_per_minute: 60, tokens_per_minute: 100000, max_concurrent_streams: 4 }
  *     models:
  *       gpt-5: { requests_per_minute: 10 }
+ *     admin: true                          # may reach stored objects with no owner record
  * ```
  */
 
@@ -53,6 +55,7 @@ export class KeyEntrySchema {
   key_env?: string;
   @IsOptional() @ValidateNested() @Type(() => RateLimitsSchema) limits?: RateLimitsSchema;
   @IsOptional() @IsObject() models?: Record<string, unknown>;
+  @IsOptional() @IsBoolean() admin?: boolean;
 }
 
 export class KeysFileSchema {
@@ -70,6 +73,8 @@ export interface KeyFileEntry {
   name?: string;
   limits: LimitOverrides;
   models: Map<string, LimitOverrides>;
+  /** May reach stored objects the gateway has no owner record of (see src/ownership). */
+  admin: boolean;
 }
 
 export interface KeysFile {
@@ -173,6 +178,7 @@ export function parseKeysFile(text: string, env: NodeJS.ProcessEnv, source: stri
       name: entry.name,
       limits: toOverrides(entry.limits),
       models: modelLimits(entry.models, `${where}.models`, problems),
+      admin: entry.admin === true,
     };
   });
   if (problems.length > 0) {

@@ -101,6 +101,25 @@ const MIGRATIONS: Record<string, Migration> = {
       await sql`CREATE INDEX usage_ledger_team_time ON usage_ledger (team, created_at)`.execute(db);
     },
   },
+  '0003_object_owners': {
+    async up(db: Kysely<unknown>): Promise<void> {
+      // Who may see a server-side object whose id the gateway relayed (a stored response,
+      // its items): the key that made it. No foreign key on key_id: static keys live in
+      // files, not in api_keys, and a revoked key's objects stay refused, not reassigned.
+      await sql`
+        CREATE TABLE object_owners (
+          id text PRIMARY KEY,
+          kind text NOT NULL,
+          parent_id text,
+          key_id text NOT NULL,
+          team text,
+          provider text NOT NULL,
+          model text NOT NULL,
+          created_at timestamptz NOT NULL DEFAULT now()
+        )`.execute(db);
+      await sql`CREATE INDEX object_owners_parent ON object_owners (parent_id)`.execute(db);
+    },
+  },
 };
 
 class InlineMigrations implements MigrationProvider {

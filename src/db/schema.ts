@@ -79,9 +79,23 @@ export interface UsageDailyTable {
   protection_cost_pusd: Int8;
 }
 
+/** The owner of a server-side object the gateway relayed the id of (see src/ownership). */
+export interface ObjectOwnersTable {
+  id: string;
+  kind: string;
+  /** For an item: the response it belongs to (deleted with it). */
+  parent_id: string | null;
+  key_id: string;
+  team: string | null;
+  provider: string;
+  model: string;
+  created_at: ColumnType<Date, Date | string | undefined, never>;
+}
+
 export interface Database {
   api_keys: ApiKeysTable;
   api_key_secrets: ApiKeySecretsTable;
   usage_ledger: UsageLedgerTable;
   usage_daily: UsageDailyTable;
+  object_owners: ObjectOwnersTable;
 }

@@ -2,15 +2,17 @@ import type { CatalogModel } from '../../catalog/catalog.types';
 import { InvalidRequestError } from '../../common/errors/gateway-errors';
 import type { SseFrame } from '../../common/sse/sse-writer';
 import { endWith } from '../../common/sse/stream-end';
-import { mergeMap } from 'rxjs';
+import { Observable, mergeMap } from 'rxjs';
 import { rejectHostedTools } from '../shared/canonical-path';
-import type { GenerationAdapter } from '../shared/generation.adapter';
+import type { GenerationAdapter, NativeCall } from '../shared/generation.adapter';
+import type { GatewayRequest } from '../../common/request-context';
+import type { ResponsesObserver, ResponsesOwnership } from './responses.ownership';
 import type { ResponsesRequestDto } from './responses-request.dto';
 import { validateResponsesRequest } from './responses-request.validation';
 import { decodeResponsesRequest } from './responses.decoder';
 import { ResponsesStreamEncoder, toResponseObject } from './responses.encoder';
 import { responsesLimitFacts } from './responses.limits';
-import { ResponsesRelay } from './responses.passthrough';
+import { ResponsesRelay, TERMINAL } from './responses.passthrough';
 import { responsesProtections } from './responses.protections';
 import { responsesSystemPrompt } from './responses.system-prompt';
 import {
@@ -53,6 +55,87 @@ function checkStateless(
   }
 }
 
+/**
+ * The fast path of one request: the client's bytes (or the body with the upstream model id)
+ * and a relay of the answer; `observer` sees the ids relayed, and a terminal event waits
+ * until what it recorded is durable, so a client that has the whole answer can use its ids
+ * on any replica.
+ */
+function nativeCall(
+  body: ResponsesRequestDto,
+  req: GatewayRequest,
+  model: CatalogModel,
+  observer: ResponsesObserver | undefined,
+): NativeCall {
+  let payload: string | Buffer;
+  if (model.upstreamId === body.model && req.rawBody) {
+    payload = req.rawBody;
+  } else {
+    body.model = model.upstreamId;
+    payload = JSON.stringify(body);
+  }
+  const relay = new ResponsesRelay(
+    model.id,
+    () => responseShell(body, model.id, newResponsesId('resp_'), Math.floor(Date.now() / 1000)),
+    (usage) => (req.ctx.usage = usage),
+    observer?.snapshot,
+  );
+  return {
+    payload,
+    frames: (upstream) => {
+      const relayed = endWith(upstream.pipe(mergeMap((frame) => relay.relay(frame))), () =>
+        relay.end(),
+      );
+      return observer ? holdTerminal(relayed, observer.settled) : relayed;
+    },
+    fail: (error) => relay.fail(error),
+    ...(observer ? { answered: observer.answered } : {}),
+  };
+}
+
+/** Delays the terminal lifecycle event (and whatever follows it) until `settled` settles. */
+function holdTerminal(
+  frames: Observable<SseFrame>,
+  settled: () => Promise<void>,
+): Observable<SseFrame> {
+  return new Observable<SseFrame>((subscriber) => {
+    let held: Promise<void> | undefined;
+    // Once held, every later notification queues behind the terminal event, in order.
+    const pass = (emit: () => void): void => {
+      if (held === undefined) {
+        emit();
+        return;
+      }
+      held = held.then(() => {
+        if (!subscriber.closed) {
+          emit();
+        }
+      });
+    };
+    const subscription = frames.subscribe({
+      next: (frame) => {
+        if (held === undefined && frame.event !== undefined && TERMINAL.has(frame.event)) {
+          held = settled();
+        }
+        pass(() => subscriber.next(frame));
+      },
+      error: (error: unknown) => pass(() => subscriber.error(error)),
+      complete: () => pass(() => subscriber.complete()),
+    });
+    return () => subscription.unsubscribe();
+  });
+}
+
+/** POST /v1/responses with owner records of what the native path relays. */
+export function ownedResponsesAdapter(
+  ownership: ResponsesOwnership,
+): GenerationAdapter<ResponsesRequestDto> {
+  return {
+    ...responsesAdapter,
+    native: (body, req, model) => nativeCall(body, req, model, ownership.observer(req, model)),
+  };
+}
+
 /** POST /v1/responses as the generation pipeline serves it. */
 export const responsesAdapter: GenerationAdapter<ResponsesRequestDto> = {
   format: 'responses',
@@ -80,26 +163,7 @@ export const responsesAdapter: GenerationAdapter<ResponsesRequestDto> = {
     };
   },
 
-  native(body, req, model) {
-    let payload: string | Buffer;
-    if (model.upstreamId === body.model && req.rawBody) {
-      payload = req.rawBody;
-    } else {
-      body.model = model.upstreamId;
-      payload = JSON.stringify(body);
-    }
-    const relay = new ResponsesRelay(
-      model.id,
-      () => responseShell(body, model.id, newResponsesId('resp_'), Math.floor(Date.now() / 1000)),
-      (usage) => (req.ctx.usage = usage),
-    );
-    return {
-      payload,
-      frames: (upstream) =>
-        endWith(upstream.pipe(mergeMap((frame) => relay.relay(frame))), () => relay.end()),
-      fail: (error) => relay.fail(error),
-    };
-  },
+  native: (body, req, model) => nativeCall(body, req, model, undefined),
 
   nativeUsage: fromResponsesUsage,
   // The upstream's bytes as they are when there is no other model id to rewrite.

@@ -15,19 +15,26 @@ import { storedResponseLimitFacts } from './responses.limits';
 import { RequestLimits } from '../../limits/request-limits.guard';
 import { OpenAiExceptionFilter } from '../openai/openai-exception.filter';
 import { Generation } from '../shared/generation.guard';
+import type { GenerationAdapter } from '../shared/generation.adapter';
 import type { ResponsesRequestDto } from './responses-request.dto';
 import { GenerationPipeline } from '../shared/generation.pipeline';
-import { responsesAdapter } from './responses.adapter';
+import { ownedResponsesAdapter, responsesAdapter } from './responses.adapter';
+import { ResponsesOwnership } from './responses.ownership';
 import { StoredResponsesService } from './stored-responses.service';
 
 /** OpenAI Responses API: `POST /v1/responses` (openai-family models), and stored responses. */
 @Controller('v1/responses')
 @UseFilters(OpenAiExceptionFilter)
 export class ResponsesController {
+  private readonly adapter: GenerationAdapter<ResponsesRequestDto>;
+
   constructor(
     private readonly pipeline: GenerationPipeline,
     private readonly stored: StoredResponsesService,
-  ) {}
+    private readonly ownership: ResponsesOwnership,
+  ) {
+    this.adapter = ownedResponsesAdapter(ownership);
+  }
 
   @Post()
   @HttpCode(200)
@@ -38,7 +45,11 @@ export class ResponsesController {
     @Req() req: GatewayRequest,
     @Res() res: GatewayResponse,
   ): Promise<void> {
-    return this.pipeline.serve(responsesAdapter, body, req, res);
+    // Stored objects it continues from must be the key's own, checked before any upstream call.
+    const checked = req.ctx.key && this.ownership.checkContinuation(body, req.ctx.key);
+    return checked
+      ? checked.then(() => this.pipeline.serve(this.adapter, body, req, res))
+      : this.pipeline.serve(this.adapter, body, req, res);
   }
 
   @Get(':id')
@@ -49,6 +60,16 @@ export class ResponsesController {
     @Res() res: GatewayResponse,
   ): Promise<void> {
     return this.stored.forward('GET', id, req, res);
+  }
+
+  @Get(':id/input_items')
+  @RequestLimits(storedResponseLimitFacts)
+  inputItems(
+    @Param('id') id: string,
+    @Req() req: GatewayRequest,
+    @Res() res: GatewayResponse,
+  ): Promise<void> {
+    return this.stored.forward('GET', id, req, res, 'input_items');
   }
 
   @Delete(':id')

@@ -19,7 +19,8 @@ const LIFECYCLE = new Set([
   'response.incomplete',
   'response.failed',
 ]);
-const TERMINAL = new Set(['response.completed', 'response.incomplete', 'response.failed']);
+/** The events that end a response. */
+export const TERMINAL = new Set(['response.completed', 'response.incomplete', 'response.failed']);
 const SEQUENCE = /"sequence_number"\s*:\s*(\d+)/;
 
 function escapeRegExp(text: string): string {
@@ -67,6 +68,8 @@ export class ResponsesRelay {
     /** The snapshot to report when the upstream failed before `response.created`. */
     private readonly fallbackShell: () => ResponseObject,
     private readonly onUsage: (usage: CanonicalUsage) => void,
+    /** Sees the snapshots parsed anyway: the first one and the terminal one. */
+    private readonly onSnapshot?: (response: Record<string, unknown>, terminal: boolean) => void,
   ) {
     this.modelField = model === undefined ? undefined : `"model":${JSON.stringify(model)}`;
   }
@@ -132,12 +135,18 @@ export class ResponsesRelay {
           `"model"\\s*:\\s*${escapeRegExp(JSON.stringify(response.model))}`,
         );
       }
+      if (!terminal) {
+        this.onSnapshot?.(response, false);
+      }
     }
     if (terminal) {
       this.terminal = true;
       const usage = response?.usage;
       if (typeof usage === 'object' && usage !== null) {
         this.onUsage(fromResponsesUsage(usage));
+      }
+      if (typeof response === 'object' && response !== null) {
+        this.onSnapshot?.(response, true);
       }
     }
     if (this.modelField === undefined) {

@@ -3,7 +3,8 @@ import { Injectable } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { concat, defer, mergeMap } from 'rxjs';
 import { CatalogService } from '../../catalog/catalog.service';
-import { GatewayError, InvalidRequestError } from '../../common/errors/gateway-errors';
+import { InvalidRequestError } from '../../common/errors/gateway-errors';
+import type { OwnedObject } from '../../ownership/owner-store';
 import type { GatewayRequest, GatewayResponse } from '../../common/request-context';
 import { writeSse } from '../../common/sse/sse-writer';
 import type { AllConfig } from '../../config';
@@ -20,21 +21,20 @@ import { ProviderRegistry } from '../../upstream/provider-registry';
 import { ResponsesRelay } from './responses.passthrough';
 import { servesNatively } from '../shared/canonical-path';
 import { responseShell } from './responses.wire';
+import { ResponseNotFoundError, ResponsesOwnership } from './responses.ownership';
 
 /** Response ids as providers mint them; anything else cannot name a stored response. */
 const RESPONSE_ID = /^[A-Za-z0-9_-]{1,256}$/;
 
-export class ResponseNotFoundError extends GatewayError {
-  constructor(id: string) {
-    super(404, 'not_found', `Response with id '${id}' not found.`, { param: 'response_id' });
-  }
-}
-
 /**
- * `GET` and `DELETE /v1/responses/{id}`: forwarded to the provider that stored the
- * response. A response id does not say which provider that is, so the gateway picks:
+ * `GET` and `DELETE /v1/responses/{id}`, and `GET /v1/responses/{id}/input_items`:
+ * forwarded to the provider that stored the response, for the key that made it only
+ * (see ResponsesOwnership; any other key gets OpenAI's 404 without an upstream call).
+ * The owner record names the provider and the catalog model. An id without a record
+ * (made before records were kept) is reachable by an admin key alone, and for it the
+ * gateway picks the provider:
  * - the provider of the catalog model named by the `model` query parameter
- *   (`?model=gpt-5`; not forwarded), which must be served through a provider's own
+ *   (`?model=gpt-5`; never forwarded), which must be served through a provider's own
  *   Responses API;
  * - otherwise the one provider that serves the Responses API natively for an available
  *   catalog model, when there is exactly one; with several, the request is rejected
@@ -50,6 +50,7 @@ export class StoredResponsesService {
   constructor(
     private readonly catalog: CatalogService,
     private readonly providers: ProviderRegistry,
+    private readonly ownership: ResponsesOwnership,
     config: ConfigService<AllConfig, true>,
   ) {
     this.keepaliveMs = config.get('app', { infer: true }).sseKeepaliveMs;
@@ -60,24 +61,33 @@ export class StoredResponsesService {
     id: string,
     req: GatewayRequest,
     res: GatewayResponse,
+    below?: 'input_items',
   ): Promise<void> {
-    if (!RESPONSE_ID.test(id)) {
+    const key = req.ctx.key;
+    if (!RESPONSE_ID.test(id) || key === undefined) {
       throw new ResponseNotFoundError(id);
     }
+    const record = await this.ownership.authorize(id, key);
     const query = new URLSearchParams(req.originalUrl.split('?')[1] ?? '');
-    const modelId = query.get('model');
+    const modelId = record?.model ?? query.get('model');
     query.delete('model');
-    const provider = this.providerFor(modelId, id);
+    const provider = record ? this.recordedProvider(record) : this.providerFor(modelId, id);
     req.ctx.provider = provider.config.name;
     req.ctx.model = modelId ?? undefined;
     const ctx = createCallContext(req, res);
     const search = query.toString();
     const result = await provider.resource({
       method,
-      path: `/responses/${id}${search === '' ? '' : `?${search}`}`,
+      path: `/responses/${id}${below === undefined ? '' : `/${below}`}${search === '' ? '' : `?${search}`}`,
       ctx,
     });
     if (result.kind === 'json') {
+      if (record && method === 'DELETE') {
+        await this.ownership.forget(id);
+      } else if (record && below === 'input_items') {
+        // Their ids may come back as item references: they are the owner's too.
+        await this.ownership.recordItems(record, result.value);
+      }
       sendJson(res, result.body);
       return;
     }
@@ -96,6 +106,24 @@ export class StoredResponsesService {
       ),
       { keepaliveMs: this.keepaliveMs, flow: ctx.flow, errorFrames: (error) => relay.fail(error) },
     );
+  }
+
+  /** The provider a record names, while its catalog model is still served by it natively. */
+  private recordedProvider(record: OwnedObject): StoringProvider {
+    const model = this.catalog.find(record.model);
+    const deployment = model
+      ? [{ provider: model.provider }, ...(model.deployments ?? [])].find(
+          (d) => d.provider.name === record.provider,
+        )
+      : undefined;
+    if (model === undefined || deployment === undefined) {
+      throw new ResponseNotFoundError(record.id);
+    }
+    const provider = this.providers.get(deployment.provider);
+    if (!servesNatively('responses', model, provider) || !stores(provider)) {
+      throw new ResponseNotFoundError(record.id);
+    }
+    return provider;
   }
 
   private providerFor(modelId: string | null, id: string): StoringProvider {

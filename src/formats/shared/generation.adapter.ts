@@ -61,4 +61,6 @@ export interface NativeCall {
   /** Relays the upstream's frames (model id, usage accounting); records the usage. */
   frames(upstream: Observable<SseFrame>): Observable<SseFrame>;
   fail(error: GatewayError): SseFrame[];
+  /** Sees an unstreamed answer before it is sent; the answer waits until it settles. */
+  answered?(answer: Record<string, unknown>): Promise<void>;
 }

@@ -139,6 +139,9 @@ export class GenerationPipeline {
       if (result.kind !== 'json') {
         throw new Error('an unstreamed upstream call resolved with a stream');
       }
+      if (call.answered) {
+        await call.answered(result.value);
+      }
       return () => this.sendNative(adapter, req, res, a.model, result);
     }
     const { events, output } = this.startCanonical(adapter, body, req, res, a, path, isProtected);

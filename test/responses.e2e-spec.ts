@@ -2,6 +2,7 @@ import OpenAI from 'openai';
 import { chatCompletion, recordedLines } from './support/chat-fixtures';
 import { FakeUpstream } from './support/fake-upstream';
 import {
+  adminKeysFile,
   startGateway,
   TEST_KEY,
   testCatalog,
@@ -141,6 +142,12 @@ describe('POST /v1/responses against an OpenAI upstream', () => {
     t.upstream.on('/v1/responses', () => ({
       json: responsesObject('upstream-gpt-1', REASONED_ANSWER),
     }));
+    // A continuation must name a response this key made through the gateway.
+    const previous = await t.client.responses.create({
+      model: 'test-gpt',
+      instructions: INSTRUCTIONS,
+      input: 'hi',
+    });
     const reasoning = {
       type: 'reasoning' as const,
       id: 'rs_prev',
@@ -153,7 +160,7 @@ describe('POST /v1/responses against an OpenAI upstream', () => {
       input: [{ role: 'user', content: 'hi' }, reasoning, { role: 'user', content: 'again' }],
       include: ['reasoning.encrypted_content'],
       store: false,
-      previous_response_id: 'resp_prev',
+      previous_response_id: previous.id,
       metadata: { team: 'a' },
       text: {
         format: { type: 'json_schema', name: 'out', schema: { type: 'object' }, strict: true },
@@ -167,7 +174,7 @@ describe('POST /v1/responses against an OpenAI upstream', () => {
     expect(body.input[1]).toEqual(reasoning);
     expect(body.include).toEqual(['reasoning.encrypted_content']);
     expect(body.store).toBe(false);
-    expect(body.previous_response_id).toBe('resp_prev');
+    expect(body.previous_response_id).toBe(previous.id);
     expect(body.metadata).toEqual({ team: 'a' });
     expect(body.text.format.name).toBe('out');
     expect(body.tools).toEqual([WEATHER_TOOL]);
@@ -481,8 +488,10 @@ describe('POST /v1/responses against an OpenAI upstream', () => {
   });
 });
 
+// Ids the fake upstream holds but no key made through the gateway: only an admin key
+// reaches them, and the gateway must find their provider (see test/responses-owners).
 describe('GET and DELETE /v1/responses/{id}', () => {
-  const t = useGateway(testCatalog);
+  const t = useGateway(testCatalog, { GATEWAY_KEYS_FILE: adminKeysFile() });
 
   const get = (path: string) =>
     fetch(`${t.gw.baseURL}/responses/${path}`, {
@@ -574,7 +583,7 @@ describe('GET and DELETE /v1/responses/{id}', () => {
 });
 
 describe('responses routing with several providers', () => {
-  const t = useGateway(severalProviders);
+  const t = useGateway(severalProviders, { GATEWAY_KEYS_FILE: adminKeysFile() });
 
   it("sends the client's own bytes to a Responses upstream when the model id is unchanged", async () => {
     t.upstream.on('/vllm/v1/responses', () => ({

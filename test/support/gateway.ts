@@ -1,4 +1,5 @@
 import { GatewayExpressAdapter } from '../../src/common/http/express-adapter';
+import { createHash } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -30,6 +31,20 @@ export function writeCatalog(yaml: string): string {
   const dir = mkdtempSync(join(tmpdir(), 'gw-catalog-'));
   const path = join(dir, 'catalog.yaml');
   writeFileSync(path, yaml);
+  return path;
+}
+
+/**
+ * A keys file making `key` (TEST_KEY by default) an admin key: one that reaches stored
+ * objects the gateway has no owner record of.
+ */
+export function adminKeysFile(key = TEST_KEY, name = 'admin'): string {
+  const dir = mkdtempSync(join(tmpdir(), 'gw-keys-'));
+  const path = join(dir, 'keys.yaml');
+  writeFileSync(
+    path,
+    `keys:\n  - name: ${name}\n    sha256: ${createHash('sha256').update(key).digest('hex')}\n    admin: true\n`,
+  );
   return path;
 }
 

@@ -266,6 +266,14 @@ describeOnEachStore('stored responses belong to the key that made them', 'owners
     expect((await call(t.keys.a, 'GET', made.id)).status).toBe(200);
   });
 
+  it('records nothing for store: false, so that even its maker gets the 404 without an upstream call', async () => {
+    const made = await create(t.keys.a, { store: false });
+    const calls = await upstreamCalls(async () => {
+      expect((await call(t.keys.a, 'GET', made.id)).status).toBe(404);
+    });
+    expect(calls).toBe(0);
+  });
+
   it('forgets a response its owner deleted', async () => {
     const made = await create(t.keys.a);
     await client(t.keys.a).responses.delete(made.id);

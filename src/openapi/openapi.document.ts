@@ -108,7 +108,7 @@ const paths: Record<string, Obj> = {
   '/v1/responses/{id}': {
     get: {
       tags: ['OpenAI'],
-      summary: 'Retrieve a stored response from its upstream',
+      summary: 'Retrieve a stored response from its upstream (the key that made it only)',
       security: CLIENT_AUTH,
       parameters: [idParam('A response id returned by POST /v1/responses.')],
       responses: {
@@ -123,6 +123,25 @@ const paths: Record<string, Obj> = {
       parameters: [idParam('A response id returned by POST /v1/responses.')],
       responses: {
         '200': { description: 'Deleted.', content: json(ref('ResponseDeleted')) },
+        ...errorsOf('OpenAi', ['401', '404', '429', '502', '503', '504']),
+      },
+    },
+  },
+  '/v1/responses/{id}/input_items': {
+    get: {
+      tags: ['OpenAI'],
+      summary: 'List the input items of a stored response, from its upstream',
+      security: CLIENT_AUTH,
+      parameters: [idParam('A response id returned by POST /v1/responses.')],
+      responses: {
+        '200': {
+          description: 'A page of input items, as the upstream lists them.',
+          content: json({
+            type: 'object',
+            required: ['object', 'data'],
+            properties: { object: { const: 'list' }, data: { type: 'array', items: {} } },
+          }),
+        },
         ...errorsOf('OpenAi', ['401', '404', '429', '502', '503', '504']),
       },
     },

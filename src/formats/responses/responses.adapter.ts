@@ -132,7 +132,14 @@ export function ownedResponsesAdapter(
 ): GenerationAdapter<ResponsesRequestDto> {
   return {
     ...responsesAdapter,
-    native: (body, req, model) => nativeCall(body, req, model, ownership.observer(req, model)),
+    // `store: false` leaves nothing upstream to reach later: nothing to record.
+    native: (body, req, model) =>
+      nativeCall(
+        body,
+        req,
+        model,
+        body.store === false ? undefined : ownership.observer(req, model),
+      ),
   };
 }
 

@@ -1,5 +1,11 @@
 import { FakeUpstream } from './support/fake-upstream';
-import { startGateway, TEST_KEY, writeCatalog, type TestGateway } from './support/gateway';
+import {
+  adminKeysFile,
+  startGateway,
+  TEST_KEY,
+  writeCatalog,
+  type TestGateway,
+} from './support/gateway';
 
 describe('rate limits on stored-response replays', () => {
   let upstream: FakeUpstream;
@@ -15,6 +21,8 @@ models:
 `);
     gw = await startGateway({
       CATALOG_PATH: catalog,
+      // resp_1 was made upstream, not through the gateway: only an admin key reaches it.
+      GATEWAY_KEYS_FILE: adminKeysFile(),
       REDIS_URL: '',
       RATE_LIMIT_MAX_CONCURRENT_STREAMS: '1',
       RATE_LIMIT_TOKENS_PER_MINUTE: '100',

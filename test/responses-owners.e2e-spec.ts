@@ -262,7 +262,7 @@ describeOnEachStore('stored responses belong to the key that made them', 'owners
       expect(e.status).toBe(404);
     });
     expect(calls).toBe(0);
-    await create(t.keys.a, { input: [{ type: 'item_reference', id: message.id! }] });
+    await create(t.keys.a, { input: [{ type: 'item_reference', id: message.id }] });
     expect((await call(t.keys.a, 'GET', made.id)).status).toBe(200);
   });
 

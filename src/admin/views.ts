@@ -80,6 +80,8 @@ export function staticKeyView(info: ApiKeyInfo): Record<string, unknown> {
       max_concurrent_streams: info.limits.maxConcurrentStreams,
     },
     budget: null,
+    // Shown only when set: the keys file's `admin: true` (reaches unrecorded stored objects).
+    ...(info.admin === true ? { admin: true } : {}),
   };
 }
 

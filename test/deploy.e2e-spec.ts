@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, posix, relative } from 'node:path';
+import dockerignore from '@balena/dockerignore';
 import { plainToInstance } from 'class-transformer';
 import { parse, parseAllDocuments } from 'yaml';
 import { startGateway } from './support/gateway';
@@ -483,6 +484,87 @@ describeK8s('deployment manifests (deploy/k8s, rendered with kubectl kustomize)'
 
 // ---------------------------------------------------------------------------------------
 // Dockerfile and docker-compose (no engine needed)
+
+/** Every instruction of the Dockerfile, continuation lines joined, comments dropped. */
+function dockerInstructions(text: string): string[] {
+  return text
+    .replace(/\\\r?\n/g, ' ')
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l !== '' && !l.startsWith('#'));
+}
+
+/**
+ * The build-context sources of each COPY/ADD (not `--from` a stage): flags dropped, exec
+ * (JSON) form read too, the destination left out.
+ */
+function contextSources(instructions: string[]): string[] {
+  const out: string[] = [];
+  for (const line of instructions) {
+    const m = /^(COPY|ADD)\s+(.*)$/i.exec(line);
+    if (m === null) {
+      continue;
+    }
+    let args = m[2].trim();
+    const flags: string[] = [];
+    while (args.startsWith('--')) {
+      const [flag, ...rest] = args.split(/\s+/);
+      flags.push(flag);
+      args = rest.join(' ');
+    }
+    if (flags.some((f) => f.startsWith('--from='))) {
+      continue;
+    }
+    const words = args.startsWith('[') ? (JSON.parse(args) as string[]) : args.split(/\s+/);
+    out.push(...words.slice(0, -1));
+  }
+  return out;
+}
+
+/** Files git tracks under a path of the repository (what a clean checkout's context holds). */
+function trackedUnder(path: string): string[] {
+  const r = spawnSync('git', ['ls-files', '-z', '--', path], { cwd: ROOT, encoding: 'utf8' });
+  if (r.status !== 0) {
+    throw new Error(`git ls-files ${path} failed: ${r.stderr}`);
+  }
+  return r.stdout.split('\0').filter(Boolean);
+}
+
+describe('Dockerfile build context (.dockerignore)', () => {
+  const ignore = dockerignore().add(read('.dockerignore').split(/\r?\n/));
+
+  it('matches .dockerignore patterns as Docker does: anchored, `**`, `!` exceptions', () => {
+    // Docker semantics, unlike .gitignore: a bare name is anchored at the context root, and
+    // an exception re-includes a file inside an excluded folder.
+    const rules = dockerignore().add(['docs', '!docs/keep.yaml', '**/*.tmp', 'a/*/c']);
+    expect(rules.ignores('docs/console.png')).toBe(true);
+    expect(rules.ignores('docs/keep.yaml')).toBe(false);
+    expect(rules.ignores('src/docs/x.ts')).toBe(false);
+    expect(rules.ignores('x.tmp')).toBe(true);
+    expect(rules.ignores('deep/er/x.tmp')).toBe(true);
+    expect(rules.ignores('a/b/c')).toBe(true);
+    expect(rules.ignores('a/b/d/c')).toBe(false);
+  });
+
+  it('excludes none of the files any COPY takes from the context', () => {
+    const sources = contextSources(dockerInstructions(read('Dockerfile')));
+    // The check read the Dockerfile, not nothing.
+    expect(sources).toEqual(expect.arrayContaining(['package.json', 'src', 'config', 'models']));
+    for (const source of sources) {
+      const files = trackedUnder(source.replace(/^\.\//, '').replace(/\/$/, ''));
+      // A source with no file in the context fails the build ("not found").
+      expect({ source, files: files.length > 0 }).toEqual({ source, files: true });
+      const excluded = files.filter((f) => ignore.ignores(f));
+      expect({ source, excluded }).toEqual({ source, excluded: [] });
+    }
+  });
+
+  it('keeps tests, docs prose and local data out of the context', () => {
+    for (const path of ['test/deploy.e2e-spec.ts', 'docs/console.png', 'node_modules/x', '.env']) {
+      expect({ path, ignored: ignore.ignores(path) }).toEqual({ path, ignored: true });
+    }
+  });
+});
 
 describe('Dockerfile', () => {
   const lines = read('Dockerfile')

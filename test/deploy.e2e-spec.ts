@@ -5,6 +5,7 @@ import { join, posix, relative } from 'node:path';
 import dockerignore from '@balena/dockerignore';
 import { plainToInstance } from 'class-transformer';
 import { parse, parseAllDocuments } from 'yaml';
+import { ConfigValidationError, validateEnvironment } from '../src/config';
 import { startGateway } from './support/gateway';
 
 /**
@@ -21,7 +22,7 @@ const read = (...parts: string[]): string => readFileSync(join(ROOT, ...parts), 
  * Variables read by modules still being built. Each joins the config schema (an @Expose()
  * property of a src/config/*.config.ts class) with its module, and leaves this list then.
  */
-const PENDING_ENV_NAMES = ['DATABASE_URL', 'DATA_DIR', 'GATEWAY_ADMIN_TOKEN'];
+const PENDING_ENV_NAMES: string[] = [];
 
 type Obj = Record<string, any>;
 
@@ -37,8 +38,13 @@ async function readSchema(): Promise<Schema> {
   const names = new Set<string>(PENDING_ENV_NAMES);
   const defaults = new Map<string, unknown>();
   const dir = join(ROOT, 'src', 'config');
-  for (const file of readdirSync(dir).filter((f) => f.endsWith('.config.ts'))) {
-    const mod: Obj = await import(join(dir, file));
+  const files = readdirSync(dir)
+    .filter((f) => f.endsWith('.config.ts'))
+    .map((f) => join(dir, f));
+  // Namespaces that live with their feature (gathered by src/config/index.ts).
+  files.push(join(ROOT, 'src', 'console', 'console.config.ts'));
+  for (const file of files) {
+    const mod: Obj = await import(file);
     for (const value of Object.values(mod)) {
       if (
         typeof value !== 'function' ||
@@ -192,6 +198,60 @@ function resolveEnv(
     }
   }
   return { names, values };
+}
+
+/** The keys of deploy/k8s/secrets.env.example: what an operator's external Secret holds. */
+function secretsExample(): Map<string, string> {
+  return new Map(
+    read('deploy', 'k8s', 'secrets.env.example')
+      .split('\n')
+      .filter((l) => /^[A-Z]/.test(l))
+      .map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)] as const),
+  );
+}
+
+/**
+ * The variables a pod starts with, as strings: ConfigMaps and rendered Secrets as
+ * rendered, a Secret outside the rendering as documented in secrets.env.example (empty
+ * placeholders stay unset, as an optional key the Secret lacks would).
+ */
+function podEnv(docs: Obj[], container: Obj): Record<string, string> {
+  const example = secretsExample();
+  const out: Record<string, string> = {};
+  const decode = (v: unknown): string => Buffer.from(String(v), 'base64').toString();
+  for (const from of (container.envFrom ?? []) as Obj[]) {
+    const kind = from.configMapRef ? 'ConfigMap' : 'Secret';
+    const source = find(docs, kind, (from.configMapRef ?? from.secretRef).name);
+    for (const [k, v] of Object.entries((source?.data ?? {}) as Obj)) {
+      out[k] = kind === 'Secret' ? decode(v) : String(v);
+    }
+  }
+  for (const e of (container.env ?? []) as Obj[]) {
+    const ref = e.valueFrom?.secretKeyRef as Obj | undefined;
+    if (ref === undefined) {
+      out[e.name] = String(e.value ?? '');
+      continue;
+    }
+    const rendered = find(docs, 'Secret', ref.name);
+    const value = rendered ? rendered.data?.[ref.key] : example.get(ref.key);
+    if (value !== undefined && value !== '') {
+      out[e.name] = rendered ? decode(value) : String(value);
+    }
+  }
+  return out;
+}
+
+/** The problems the gateway's own boot validation finds in an environment. */
+function configProblems(env: Record<string, string>): string[] {
+  try {
+    validateEnvironment(env);
+    return [];
+  } catch (e) {
+    if (e instanceof ConfigValidationError) {
+      return e.problems;
+    }
+    throw e;
+  }
 }
 
 function portNumber(container: Obj, port: string | number): number | undefined {
@@ -451,14 +511,78 @@ describeK8s('deployment manifests (deploy/k8s, rendered with kubectl kustomize)'
     });
   });
 
+  it('gives every replica the one console session secret, from a Secret', () => {
+    each((name, docs, _d, container) => {
+      const entries = ((container.env ?? []) as Obj[]).filter(
+        (e) => e.name === 'CONSOLE_SESSION_SECRET',
+      );
+      // One reference in the pod template: every replica reads the same Secret key, so a
+      // session signed by one pod opens on the others. Never a literal in a ConfigMap.
+      expect({ name, entries: entries.length }).toEqual({ name, entries: 1 });
+      const ref = entries[0].valueFrom?.secretKeyRef as Obj | undefined;
+      expect({ name, ref }).toEqual({
+        name,
+        ref: expect.objectContaining({
+          name: expect.stringMatching(/^gateway-secrets(-[a-z0-9]+)?$/),
+          key: 'CONSOLE_SESSION_SECRET',
+        }),
+      });
+      const { values } = resolveEnv(docs, container, schema);
+      expect({ name, literal: values.get('CONSOLE_SESSION_SECRET') }).toEqual({
+        name,
+        literal: undefined,
+      });
+    });
+  });
+
+  it('shares PostgreSQL between replicas: DATABASE_URL from the Secret, no embedded fallback', () => {
+    let multi = 0;
+    each((name, docs, deployment, container) => {
+      const hpa = docs.find((d) => d.kind === 'HorizontalPodAutoscaler');
+      const replicas = Math.max(deployment.spec.replicas ?? 1, hpa?.spec.maxReplicas ?? 0);
+      if (replicas <= 1) {
+        return;
+      }
+      multi++;
+      const ref = ((container.env ?? []) as Obj[]).find((e) => e.name === 'DATABASE_URL')
+        ?.valueFrom?.secretKeyRef as Obj | undefined;
+      expect({ name, replicas, databaseUrlKey: ref?.key }).toEqual({
+        name,
+        replicas,
+        databaseUrlKey: 'DATABASE_URL',
+      });
+      // With DATA_DIR set, a pod whose Secret lacks DATABASE_URL would start on its own
+      // embedded database; unset, it refuses to start and says why.
+      expect({ name, dataDir: resolveEnv(docs, container, schema).values.get('DATA_DIR') }).toEqual(
+        { name, dataDir: undefined },
+      );
+    });
+    expect(multi).toBeGreaterThan(0); // the production overlay and the base run several
+  });
+
+  it('boots each rendering with its documented Secret, and refuses it without the database or console secret', () => {
+    each((name, docs, _d, container) => {
+      const env = podEnv(docs, container);
+      expect({ name, env: env.NODE_ENV }).toEqual({ name, env: 'production' });
+      expect({ name, problems: configProblems(env) }).toEqual({ name, problems: [] });
+      const { CONSOLE_SESSION_SECRET: _secret, ...noSecret } = env;
+      expect({ name, problems: configProblems(noSecret) }).toEqual({
+        name,
+        problems: [expect.stringMatching(/^CONSOLE_SESSION_SECRET: .*CONSOLE_ENABLED/)],
+      });
+      if (env.DATA_DIR === undefined) {
+        const { DATABASE_URL: _url, ...noDatabase } = env;
+        expect({ name, problems: configProblems(noDatabase) }).toEqual({
+          name,
+          problems: [expect.stringMatching(/^DATABASE_URL: .*DATA_DIR/)],
+        });
+      }
+    });
+  });
+
   it('commits no key: production reads an external Secret whose keys are documented', () => {
     expect(renders.get('overlays/production')!.filter((d) => d.kind === 'Secret')).toEqual([]);
-    const example = new Map(
-      read('deploy', 'k8s', 'secrets.env.example')
-        .split('\n')
-        .filter((l) => /^[A-Z]/.test(l))
-        .map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)] as const),
-    );
+    const example = secretsExample();
     // Placeholders only: empty or an obvious replace-me.
     for (const [key, value] of example) {
       expect({ key, placeholder: value === '' || value.includes('replace') }).toEqual({
@@ -649,6 +773,19 @@ describe('docker-compose', () => {
     for (const [, host, port] of servers) {
       expect(port).toBe(String(compose.services[host].environment.PORT));
     }
+  });
+
+  it('gives both replicas one console session secret and one database, from the environment', () => {
+    const env = (g: string): Obj => compose.services[g].environment as Obj;
+    for (const name of ['CONSOLE_SESSION_SECRET', 'DATABASE_URL']) {
+      const values = new Set(gateways.map((g) => env(g)[name] as unknown));
+      expect({ name, distinct: values.size }).toEqual({ name, distinct: 1 });
+    }
+    // Required from the shell or .env (compose stops with the message), never a default.
+    expect(String(env(gateways[0]).CONSOLE_SESSION_SECRET)).toMatch(
+      /^\$\{CONSOLE_SESSION_SECRET:\?[^}]*openssl rand[^}]*\}$/,
+    );
+    expect(local.services?.['gateway-1']?.environment?.CONSOLE_SESSION_SECRET).toBeUndefined();
   });
 
   it('has a local-models override that blanks every provider key and URL', () => {

@@ -45,7 +45,13 @@ keys:
         limits: { requestsPerMinute: 60, tokensPerMinute: 100000, maxConcurrentStreams: 2 },
         models: new Map([['gpt-x', { requestsPerMinute: 10 }]]),
       },
-      { hash: sha256Hex('other-key'), name: undefined, limits: {}, models: new Map() },
+      {
+        hash: sha256Hex('other-key'),
+        name: undefined,
+        keyEnv: 'OTHER_KEY',
+        limits: {},
+        models: new Map(),
+      },
     ]);
   });
 

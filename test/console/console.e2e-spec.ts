@@ -303,6 +303,32 @@ describeWithChromium('console in a real browser', () => {
     expect(callable.data.map((m) => m.id)).toContain('test-gpt');
   });
 
+  it('names the static key in the keys table and in usage, not "(unnamed)" nor its hex id', async () => {
+    await new OpenAI({
+      baseURL: gw.baseURL,
+      apiKey: TEST_KEY,
+      maxRetries: 0,
+    }).chat.completions.create({
+      model: 'local-echo-gpt',
+      messages: [SYSTEM, { role: 'user', content: 'static key call' }],
+    });
+    const id = ((await adminCall('GET', '/keys')).data as { type: string; id: string }[]).find(
+      (k) => k.type === 'static',
+    )!.id;
+    await page.click('nav a:text("Keys")');
+    await page.evaluate('window.dispatchEvent(new HashChangeEvent("hashchange"))');
+    await page.waitForSelector('tr:has-text("GATEWAY_API_KEYS #1") td:text("static key")');
+    expect(await page.$('td:text-is("(unnamed)")')).toBeNull();
+    await page.click('nav a:text("Usage")');
+    for (let i = 0; i < 40 && !(await page.$('td:text-is("GATEWAY_API_KEYS #1")')); i++) {
+      await page.waitForTimeout(250); // the ledger writes every 50 ms here
+      await page.evaluate('window.dispatchEvent(new HashChangeEvent("hashchange"))');
+      await page.waitForSelector('h1:text("Usage")');
+    }
+    await page.waitForSelector('td:text-is("GATEWAY_API_KEYS #1")');
+    expect(await page.$(`td:text-is("${id}")`)).toBeNull();
+  });
+
   it('fits the keys and models tables in a 1440 px window: every action visible, no sideways scroll', async () => {
     // Keys as wide as real ones get: long names and teams, budgets, expiry, a model list.
     for (const n of [1, 2]) {

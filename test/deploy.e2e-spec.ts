@@ -544,8 +544,8 @@ describeK8s('deployment manifests (deploy/k8s, rendered with kubectl kustomize)'
         return;
       }
       multi++;
-      const ref = ((container.env ?? []) as Obj[]).find((e) => e.name === 'DATABASE_URL')
-        ?.valueFrom?.secretKeyRef as Obj | undefined;
+      const ref = ((container.env ?? []) as Obj[]).find((e) => e.name === 'DATABASE_URL')?.valueFrom
+        ?.secretKeyRef as Obj | undefined;
       expect({ name, replicas, databaseUrlKey: ref?.key }).toEqual({
         name,
         replicas,

@@ -152,9 +152,7 @@ describe('validateEnvironment', () => {
 
   it('does not require GATEWAY_API_KEYS in production when the gateway issues its own keys', () => {
     const token = 'admin-token-0123456789';
-    expect(() =>
-      validateEnvironment({ ...PROD, GATEWAY_ADMIN_TOKEN: token }),
-    ).not.toThrow();
+    expect(() => validateEnvironment({ ...PROD, GATEWAY_ADMIN_TOKEN: token })).not.toThrow();
     const oidc = { ...PROD, CONSOLE_OIDC_ISSUER: 'https://id.example.com' };
     let problems: string[] = [];
     try {
@@ -164,9 +162,9 @@ describe('validateEnvironment', () => {
     }
     expect(problems).not.toContainEqual(expect.stringMatching(/^GATEWAY_API_KEYS: /));
     // Without the key store nothing can be issued: a static key is required again.
-    expect(
-      problemsOf({ ...PROD, GATEWAY_ADMIN_TOKEN: token, KEY_STORE: 'off' }),
-    ).toContainEqual(expect.stringMatching(/^GATEWAY_API_KEYS: /));
+    expect(problemsOf({ ...PROD, GATEWAY_ADMIN_TOKEN: token, KEY_STORE: 'off' })).toContainEqual(
+      expect.stringMatching(/^GATEWAY_API_KEYS: /),
+    );
   });
 
   it('does not require GATEWAY_API_KEYS outside production', () => {

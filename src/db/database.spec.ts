@@ -7,7 +7,11 @@ describe('throwawayDatabase', () => {
 
   it('says nothing of PostgreSQL, whatever DATA_DIR holds', () => {
     expect(
-      throwawayDatabase({ databaseUrl: 'postgres://db/gw', dataDir: 'memory://', dataDirSet: true }),
+      throwawayDatabase({
+        databaseUrl: 'postgres://db/gw',
+        dataDir: 'memory://',
+        dataDirSet: true,
+      }),
     ).toBeUndefined();
   });
 

@@ -17,7 +17,7 @@ export type KeyStoreMode = (typeof KEY_STORE_MODES)[number];
  * DATABASE_URL is set, otherwise PGlite (in-process PostgreSQL) with its files in DATA_DIR.
  */
 export class StoreEnv {
-  /** Read here only to know whether a throwaway database is refused (validated by app's). */
+  /** Read here only to know whether a throwaway database is refused (AppEnv validates it). */
   @Expose() NODE_ENV?: string;
   /** `off`: static keys only, no ledger, no admin API (stateless deployments, tests). */
   @Expose() @IsIn(KEY_STORE_MODES) KEY_STORE: KeyStoreMode = 'database';

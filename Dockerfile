@@ -17,8 +17,9 @@ COPY --from=build /app/dist ./dist
 COPY package.json ./
 COPY config ./config
 COPY models ./models
-# docs/: the admin API's OpenAPI file, merged into /openapi.json at boot when present.
-COPY docs ./docs
+# The admin API's OpenAPI file, merged into /openapi.json at boot when present; the rest of
+# docs/ stays out of the image (and out of the build context: .dockerignore).
+COPY docs/admin-openapi.yaml ./docs/
 # The node user (uid 1000) owns nothing in /app: code and catalog stay read-only to it.
 USER node
 EXPOSE 3000

@@ -239,6 +239,8 @@ export async function startGateway(
       [UPSTREAM_KEY_ENV]: 'sk-bench-upstream',
       SHUTDOWN_TIMEOUT_MS: '3000',
       SHUTDOWN_DRAIN_DELAY_MS: '0',
+      // Production refuses a per-process console secret; the bench signs nobody in.
+      CONSOLE_SESSION_SECRET: 'bench-console-session-secret-0123456789',
       ...RATE_LIMIT_ENV,
       ...options.env,
     },

@@ -1,115 +1,26 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, posix, relative } from 'node:path';
-import { plainToInstance } from 'class-transformer';
-import { parse, parseAllDocuments } from 'yaml';
-import { startGateway } from './support/gateway';
+import { parseAllDocuments } from 'yaml';
+import { ConfigValidationError, validateEnvironment } from '../src/config';
+import {
+  type Obj,
+  read,
+  readSchema,
+  ROOT,
+  type Schema,
+  servedStatuses,
+  ms,
+} from './support/deploy';
 
 /**
- * The deployment files checked against the code: the Kustomize manifests rendered with
- * `kubectl kustomize`, the Dockerfile and docker-compose. Nothing here needs a cluster or a
- * Docker engine; without kubectl the manifest checks skip loudly (and fail when CI is set).
+ * The Kustomize manifests checked against the code, rendered with `kubectl kustomize`
+ * (the Dockerfile and docker-compose: docker.e2e-spec.ts). Nothing here needs a cluster;
+ * without kubectl the manifest checks skip loudly (and fail when CI is set).
  */
 
-const ROOT = join(__dirname, '..');
 const K8S = join(ROOT, 'deploy', 'k8s');
-const read = (...parts: string[]): string => readFileSync(join(ROOT, ...parts), 'utf8');
-
-/**
- * Variables read by modules still being built. Each joins the config schema (an @Expose()
- * property of a src/config/*.config.ts class) with its module, and leaves this list then.
- */
-const PENDING_ENV_NAMES = ['DATABASE_URL', 'DATA_DIR', 'GATEWAY_ADMIN_TOKEN'];
-
-type Obj = Record<string, any>;
-
-interface Schema {
-  /** Every variable the code reads. */
-  names: Set<string>;
-  /** Defaults of the schema properties that have one. */
-  defaults: Map<string, unknown>;
-}
-
-/** The @Expose() properties of every schema class, read exactly as the app reads them. */
-async function readSchema(): Promise<Schema> {
-  const names = new Set<string>(PENDING_ENV_NAMES);
-  const defaults = new Map<string, unknown>();
-  const dir = join(ROOT, 'src', 'config');
-  for (const file of readdirSync(dir).filter((f) => f.endsWith('.config.ts'))) {
-    const mod: Obj = await import(join(dir, file));
-    for (const value of Object.values(mod)) {
-      if (
-        typeof value !== 'function' ||
-        !/^class\b/.test(Function.prototype.toString.call(value))
-      ) {
-        continue;
-      }
-      const instance = plainToInstance(
-        value as new () => object,
-        {},
-        {
-          excludeExtraneousValues: true,
-          exposeDefaultValues: true,
-        },
-      ) as Obj;
-      const keys = Object.keys(instance);
-      if (keys.length === 0 || !keys.every((k) => /^[A-Z][A-Z0-9_]*$/.test(k))) {
-        continue; // not an environment schema
-      }
-      for (const k of keys) {
-        names.add(k);
-        if (instance[k] !== undefined) {
-          defaults.set(k, instance[k]);
-        }
-      }
-    }
-  }
-  // Provider variables named by the shipped catalog.
-  for (const n of catalogKeyEnvNames()) {
-    names.add(n);
-  }
-  return { names, defaults };
-}
-
-function catalogKeyEnvNames(): string[] {
-  const catalog = parse(read('config', 'catalog.yaml')) as Obj;
-  return (catalog.providers as Obj[])
-    .flatMap((p) => [p.api_key_env, p.base_url_env])
-    .filter((n): n is string => typeof n === 'string');
-}
-
-/** GET each path on the real app; returns path -> status. */
-async function servedStatuses(paths: string[]): Promise<Record<string, number>> {
-  const gw = await startGateway({ CATALOG_PATH: join(ROOT, 'config', 'catalog.yaml') });
-  try {
-    const out: Record<string, number> = {};
-    for (const path of paths) {
-      out[path] = (await fetch(gw.origin + path)).status;
-    }
-    return out;
-  } finally {
-    await gw.close();
-  }
-}
-
-function ms(value: unknown): number {
-  const n = Number(value);
-  if (!Number.isFinite(n)) {
-    throw new Error(`not a number of milliseconds: ${String(value)}`);
-  }
-  return n;
-}
-
-/** Compose durations: `40s`, `1m30s`, `500ms`. */
-function composeDurationMs(value: string): number {
-  let total = 0;
-  for (const [, n, unit] of value.matchAll(/(\d+(?:\.\d+)?)(ms|h|m|s)/g)) {
-    total +=
-      Number(n) * { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[unit as 'ms' | 's' | 'm' | 'h'];
-  }
-  return total;
-}
 
 // ---------------------------------------------------------------------------------------
 // Kubernetes manifests
@@ -191,6 +102,60 @@ function resolveEnv(
     }
   }
   return { names, values };
+}
+
+/** The keys of deploy/k8s/secrets.env.example: what an operator's external Secret holds. */
+function secretsExample(): Map<string, string> {
+  return new Map(
+    read('deploy', 'k8s', 'secrets.env.example')
+      .split('\n')
+      .filter((l) => /^[A-Z]/.test(l))
+      .map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)] as const),
+  );
+}
+
+/**
+ * The variables a pod starts with, as strings: ConfigMaps and rendered Secrets as
+ * rendered, a Secret outside the rendering as documented in secrets.env.example (empty
+ * placeholders stay unset, as an optional key the Secret lacks would).
+ */
+function podEnv(docs: Obj[], container: Obj): Record<string, string> {
+  const example = secretsExample();
+  const out: Record<string, string> = {};
+  const decode = (v: unknown): string => Buffer.from(String(v), 'base64').toString();
+  for (const from of (container.envFrom ?? []) as Obj[]) {
+    const kind = from.configMapRef ? 'ConfigMap' : 'Secret';
+    const source = find(docs, kind, (from.configMapRef ?? from.secretRef).name);
+    for (const [k, v] of Object.entries((source?.data ?? {}) as Obj)) {
+      out[k] = kind === 'Secret' ? decode(v) : String(v);
+    }
+  }
+  for (const e of (container.env ?? []) as Obj[]) {
+    const ref = e.valueFrom?.secretKeyRef as Obj | undefined;
+    if (ref === undefined) {
+      out[e.name] = String(e.value ?? '');
+      continue;
+    }
+    const rendered = find(docs, 'Secret', ref.name);
+    const value = rendered ? rendered.data?.[ref.key] : example.get(ref.key);
+    if (value !== undefined && value !== '') {
+      out[e.name] = rendered ? decode(value) : String(value);
+    }
+  }
+  return out;
+}
+
+/** The problems the gateway's own boot validation finds in an environment. */
+function configProblems(env: Record<string, string>): string[] {
+  try {
+    validateEnvironment(env);
+    return [];
+  } catch (e) {
+    if (e instanceof ConfigValidationError) {
+      return e.problems;
+    }
+    throw e;
+  }
 }
 
 function portNumber(container: Obj, port: string | number): number | undefined {
@@ -450,14 +415,78 @@ describeK8s('deployment manifests (deploy/k8s, rendered with kubectl kustomize)'
     });
   });
 
+  it('gives every replica the one console session secret, from a Secret', () => {
+    each((name, docs, _d, container) => {
+      const entries = ((container.env ?? []) as Obj[]).filter(
+        (e) => e.name === 'CONSOLE_SESSION_SECRET',
+      );
+      // One reference in the pod template: every replica reads the same Secret key, so a
+      // session signed by one pod opens on the others. Never a literal in a ConfigMap.
+      expect({ name, entries: entries.length }).toEqual({ name, entries: 1 });
+      const ref = entries[0].valueFrom?.secretKeyRef as Obj | undefined;
+      expect({ name, ref }).toEqual({
+        name,
+        ref: expect.objectContaining({
+          name: expect.stringMatching(/^gateway-secrets(-[a-z0-9]+)?$/),
+          key: 'CONSOLE_SESSION_SECRET',
+        }),
+      });
+      const { values } = resolveEnv(docs, container, schema);
+      expect({ name, literal: values.get('CONSOLE_SESSION_SECRET') }).toEqual({
+        name,
+        literal: undefined,
+      });
+    });
+  });
+
+  it('shares PostgreSQL between replicas: DATABASE_URL from the Secret, no embedded fallback', () => {
+    let multi = 0;
+    each((name, docs, deployment, container) => {
+      const hpa = docs.find((d) => d.kind === 'HorizontalPodAutoscaler');
+      const replicas = Math.max(deployment.spec.replicas ?? 1, hpa?.spec.maxReplicas ?? 0);
+      if (replicas <= 1) {
+        return;
+      }
+      multi++;
+      const ref = ((container.env ?? []) as Obj[]).find((e) => e.name === 'DATABASE_URL')?.valueFrom
+        ?.secretKeyRef as Obj | undefined;
+      expect({ name, replicas, databaseUrlKey: ref?.key }).toEqual({
+        name,
+        replicas,
+        databaseUrlKey: 'DATABASE_URL',
+      });
+      // With DATA_DIR set, a pod whose Secret lacks DATABASE_URL would start on its own
+      // embedded database; unset, it refuses to start and says why.
+      expect({ name, dataDir: resolveEnv(docs, container, schema).values.get('DATA_DIR') }).toEqual(
+        { name, dataDir: undefined },
+      );
+    });
+    expect(multi).toBeGreaterThan(0); // the production overlay and the base run several
+  });
+
+  it('boots each rendering with its documented Secret, and refuses it without the database or console secret', () => {
+    each((name, docs, _d, container) => {
+      const env = podEnv(docs, container);
+      expect({ name, env: env.NODE_ENV }).toEqual({ name, env: 'production' });
+      expect({ name, problems: configProblems(env) }).toEqual({ name, problems: [] });
+      const { CONSOLE_SESSION_SECRET: _secret, ...noSecret } = env;
+      expect({ name, problems: configProblems(noSecret) }).toEqual({
+        name,
+        problems: [expect.stringMatching(/^CONSOLE_SESSION_SECRET: .*CONSOLE_ENABLED/)],
+      });
+      if (env.DATA_DIR === undefined) {
+        const { DATABASE_URL: _url, ...noDatabase } = env;
+        expect({ name, problems: configProblems(noDatabase) }).toEqual({
+          name,
+          problems: [expect.stringMatching(/^DATABASE_URL: .*DATA_DIR/)],
+        });
+      }
+    });
+  });
+
   it('commits no key: production reads an external Secret whose keys are documented', () => {
     expect(renders.get('overlays/production')!.filter((d) => d.kind === 'Secret')).toEqual([]);
-    const example = new Map(
-      read('deploy', 'k8s', 'secrets.env.example')
-        .split('\n')
-        .filter((l) => /^[A-Z]/.test(l))
-        .map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)] as const),
-    );
+    const example = secretsExample();
     // Placeholders only: empty or an obvious replace-me.
     for (const [key, value] of example) {
       expect({ key, placeholder: value === '' || value.includes('replace') }).toEqual({
@@ -478,103 +507,5 @@ describeK8s('deployment manifests (deploy/k8s, rendered with kubectl kustomize)'
         }
       }
     });
-  });
-});
-
-// ---------------------------------------------------------------------------------------
-// Dockerfile and docker-compose (no engine needed)
-
-describe('Dockerfile', () => {
-  const lines = read('Dockerfile')
-    .split('\n')
-    .map((l) => l.trim())
-    .filter((l) => l !== '' && !l.startsWith('#'));
-  const runtime = lines.slice(lines.map((l) => /^FROM\s/i.test(l)).lastIndexOf(true));
-  const instruction = (name: string): string[] =>
-    runtime
-      .filter((l) => l.toUpperCase().startsWith(`${name} `))
-      .map((l) => l.slice(name.length + 1).trim());
-
-  it('is multi-stage and runs the final stage as the non-root node user', () => {
-    expect(lines.filter((l) => /^FROM\s/i.test(l)).length).toBeGreaterThan(1);
-    expect(instruction('USER').at(-1)).toBe('node');
-  });
-
-  it('starts the server exactly as `npm start` execs it, in exec form', () => {
-    const cmd = JSON.parse(instruction('CMD').at(-1) ?? 'null') as unknown;
-    const start = (JSON.parse(read('package.json')) as Obj).scripts.start as string;
-    expect(start).toMatch(/^exec /);
-    expect(cmd).toEqual(start.replace(/^exec /, '').split(/\s+/));
-  });
-
-  it('ships what the code loads at run time, and only schema variables', async () => {
-    const copied = instruction('COPY').map((c) => c.split(/\s+/).at(-1));
-    // config/: the catalog; models/: the prompt-injection weights (found above dist/).
-    expect(copied).toEqual(
-      expect.arrayContaining(['./node_modules', './dist', './config', './models']),
-    );
-    const { names } = await readSchema();
-    const envNames = instruction('ENV').flatMap((e) => [...e.matchAll(/(\w+)=/g)].map((m) => m[1]));
-    expect(envNames.filter((n) => !names.has(n))).toEqual([]);
-  });
-
-  it('health-checks the readiness route, which the app serves', async () => {
-    const check = instruction('HEALTHCHECK').at(-1) ?? '';
-    const path = /\/health[\w/]*/.exec(check)?.[0];
-    expect(path).toBe('/health/ready');
-    expect(await servedStatuses([path!])).toEqual({ [path!]: 200 });
-  });
-});
-
-describe('docker-compose', () => {
-  const compose = parse(read('docker-compose.yml')) as Obj;
-  const local = parse(read('docker-compose.local.yml')) as Obj;
-  const gateways = Object.keys(compose.services as Obj).filter((s) => s.startsWith('gateway-'));
-
-  it('runs two gateways beside Redis, PostgreSQL and nginx', () => {
-    expect(gateways).toEqual(['gateway-1', 'gateway-2']);
-    expect(Object.keys(compose.services as Obj)).toEqual(
-      expect.arrayContaining(['redis', 'postgres', 'lb']),
-    );
-  });
-
-  it('points every gateway at the compose Redis and PostgreSQL, with schema variables only', async () => {
-    const { names } = await readSchema();
-    for (const g of gateways) {
-      const svc = compose.services[g] as Obj;
-      const env = svc.environment as Obj;
-      expect({ g, unknown: Object.keys(env).filter((n) => !names.has(n)) }).toEqual({
-        g,
-        unknown: [],
-      });
-      expect(new URL(String(env.REDIS_URL)).hostname).toBe('redis');
-      expect(new URL(String(env.DATABASE_URL).replace(/\$\{[^}]*\}/g, 'x')).hostname).toBe(
-        'postgres',
-      );
-      expect(Object.keys(svc.depends_on as Obj)).toEqual(
-        expect.arrayContaining(['redis', 'postgres']),
-      );
-      const graceMs = composeDurationMs(String(svc.stop_grace_period ?? '10s'));
-      expect(graceMs).toBeGreaterThan(
-        ms(env.SHUTDOWN_DRAIN_DELAY_MS ?? 5000) + ms(env.SHUTDOWN_TIMEOUT_MS ?? 30000),
-      );
-    }
-  });
-
-  it('balances nginx over the gateway services on their PORT', () => {
-    const servers = [...read('config', 'nginx.conf').matchAll(/server\s+([\w-]+):(\d+);/g)];
-    expect(servers.map((m) => m[1])).toEqual(gateways);
-    for (const [, host, port] of servers) {
-      expect(port).toBe(String(compose.services[host].environment.PORT));
-    }
-  });
-
-  it('has a local-models override that blanks every provider key and URL', () => {
-    for (const g of gateways) {
-      const env = (local.services?.[g]?.environment ?? {}) as Obj;
-      for (const n of catalogKeyEnvNames()) {
-        expect({ g, n, value: env[n] }).toEqual({ g, n, value: '' });
-      }
-    }
   });
 });

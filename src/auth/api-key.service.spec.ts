@@ -48,7 +48,7 @@ describe('ApiKeyService', () => {
 
   it('accepts the configured development key when no keys are set outside production', () => {
     const service = new ApiKeyService(fakeConfig([], 'development', 'dev-key'));
-    expect(service.verify('dev-key')).toBeDefined();
+    expect(service.verify('dev-key')).toMatchObject({ name: 'GATEWAY_DEV_API_KEY' });
     expect(service.verify('other')).toBeUndefined();
     expect(warn).toHaveBeenCalledTimes(1);
   });
@@ -65,7 +65,7 @@ describe('ApiKeyService', () => {
   it('accepts the generated development key it logged', () => {
     const service = new ApiKeyService(fakeConfig([], 'development'));
     const key = /(gw-dev-\S+)/.exec(String(warn.mock.calls[0][0]))![1];
-    expect(service.verify(key)).toBeDefined();
+    expect(service.verify(key)).toMatchObject({ name: 'development key' });
   });
 
   it('throws in production when no keys are configured', () => {
@@ -162,6 +162,34 @@ keys:
     expect(service.anyLimit((l) => (l.tokensPerMinute ?? 0) > 0)).toBe(true);
     expect(service.anyLimit((l) => (l.requestsPerMinute ?? 0) > 0)).toBe(false);
     expect(service.modelsWithLimits()).toEqual(new Set(['m']));
+  });
+
+  it('names every static key where it is configured, never "(unnamed)" nor by the key', () => {
+    process.env.NAMED_BY_VARIABLE_KEY = 'var-key';
+    try {
+      const service = withFile(
+        [
+          'keys:',
+          `  - { sha256: ${sha256Hex('named')}, name: search-team }`,
+          '  - { key_env: NAMED_BY_VARIABLE_KEY }',
+          `  - { sha256: ${sha256Hex('bare')} }`,
+          `  - { sha256: ${sha256Hex('env-2')}, name: batch }`,
+        ].join('\n'),
+        ['env-1', 'env-2'],
+      );
+      expect(
+        ['named', 'var-key', 'bare', 'env-1', 'env-2'].map((k) => service.verify(k)?.name),
+      ).toEqual([
+        'search-team',
+        'NAMED_BY_VARIABLE_KEY',
+        'GATEWAY_KEYS_FILE keys[2]',
+        'GATEWAY_API_KEYS #1',
+        'batch', // listed in both places: the file's name
+      ]);
+      expect(service.staticKeys().every((k) => typeof k.name === 'string')).toBe(true);
+    } finally {
+      delete process.env.NAMED_BY_VARIABLE_KEY;
+    }
   });
 
   it('refuses to start on an invalid keys file', () => {

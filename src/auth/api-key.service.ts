@@ -11,7 +11,11 @@ import { type KeyVerdict, MANAGED_KEYS, type ManagedKeyLookup, UNKNOWN_KEY } fro
 export interface ApiKeyInfo {
   /** Stable, non-reversible identifier (first 12 hex chars of the SHA-256). */
   id: string;
-  /** Label from the keys file, for people reading logs. */
+  /**
+   * Label for people reading logs, the console and usage: the keys file's `name`, else
+   * where the key is configured (`GATEWAY_API_KEYS #2`, its `key_env` variable, the
+   * development key). Never the key itself.
+   */
   name?: string;
   /** Rate-limit overrides of this key; absent fields use the environment defaults. */
   limits: LimitOverrides;
@@ -58,6 +62,7 @@ export class ApiKeyService {
     const { nodeEnv } = config.get('app', { infer: true });
     const file = keysFile ? loadKeysFile(keysFile) : NO_FILE;
     let keys = apiKeys;
+    let label = (i: number): string => `GATEWAY_API_KEYS #${i + 1}`;
     if (keys.length === 0 && file.keys.length === 0 && nodeEnv === 'production') {
       // Config validation already refuses this without a key store; keep the guard here too.
       if (!this.managed) {
@@ -67,17 +72,19 @@ export class ApiKeyService {
     } else if (keys.length === 0 && file.keys.length === 0) {
       const key = devApiKey ?? `gw-dev-${randomBytes(18).toString('base64url')}`;
       keys = [key];
+      label = () => (devApiKey === undefined ? 'development key' : 'GATEWAY_DEV_API_KEY');
       this.logger.warn(
         `No GATEWAY_API_KEYS configured: accepting the development key ${key} (never do this in production)`,
       );
     }
-    for (const key of keys) {
-      this.add(sha256Hex(key), undefined, file.defaults, new Map(), file, false);
-    }
-    // A key listed in both places takes its settings from the file.
-    for (const entry of file.keys) {
-      this.add(entry.hash, entry.name, entry.limits, entry.models, file, entry.admin);
-    }
+    keys.forEach((key, i) =>
+      this.add(sha256Hex(key), label(i), file.defaults, new Map(), file, false),
+    );
+    // A key listed in both places takes its settings (and name) from the file.
+    file.keys.forEach((entry, i) => {
+      const name = entry.name ?? entry.keyEnv ?? `GATEWAY_KEYS_FILE keys[${i}]`;
+      this.add(entry.hash, name, entry.limits, entry.models, file, entry.admin);
+    });
     if (keysFile) {
       this.logger.log(`Loaded ${file.keys.length} client keys from ${keysFile}`);
     }
@@ -135,7 +142,7 @@ export class ApiKeyService {
 
   private add(
     hash: string,
-    name: string | undefined,
+    name: string,
     limits: LimitOverrides,
     models: ReadonlyMap<string, LimitOverrides>,
     file: KeysFile,

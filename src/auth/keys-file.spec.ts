@@ -50,6 +50,7 @@ keys:
       {
         hash: sha256Hex('other-key'),
         name: undefined,
+        keyEnv: 'OTHER_KEY',
         limits: {},
         models: new Map(),
         admin: true,

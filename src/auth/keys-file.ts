@@ -71,6 +71,8 @@ export interface KeyFileEntry {
   /** SHA-256 (lower-case hex) of the key. */
   hash: string;
   name?: string;
+  /** The variable holding the key, when the entry names one (`key_env`). */
+  keyEnv?: string;
   limits: LimitOverrides;
   models: Map<string, LimitOverrides>;
   /** May reach stored objects the gateway has no owner record of (see src/ownership). */
@@ -176,6 +178,7 @@ export function parseKeysFile(text: string, env: NodeJS.ProcessEnv, source: stri
     return {
       hash,
       name: entry.name,
+      keyEnv: entry.key_env,
       limits: toOverrides(entry.limits),
       models: modelLimits(entry.models, `${where}.models`, problems),
       admin: entry.admin === true,

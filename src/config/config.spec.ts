@@ -17,6 +17,13 @@ function problemsOf(env: Record<string, unknown>): string[] {
   throw new Error('expected validateEnvironment to throw');
 }
 
+/** What a production deployment needs besides client keys: a database and a shared console secret. */
+const PROD = {
+  NODE_ENV: 'production',
+  DATABASE_URL: 'postgres://gateway@db.internal:5432/gateway',
+  CONSOLE_SESSION_SECRET: 'shared-console-session-secret-0123456789',
+};
+
 describe('validateEnvironment', () => {
   it('accepts an empty environment and returns it unchanged', () => {
     const env = {};
@@ -25,7 +32,7 @@ describe('validateEnvironment', () => {
 
   it('accepts a fully specified valid environment', () => {
     const env = {
-      NODE_ENV: 'production',
+      ...PROD,
       PORT: '8080',
       HOST: '127.0.0.1',
       LOG_LEVEL: 'debug',
@@ -133,22 +140,20 @@ describe('validateEnvironment', () => {
   });
 
   it('requires GATEWAY_API_KEYS when NODE_ENV=production', () => {
-    const problems = problemsOf({ NODE_ENV: 'production' });
+    const problems = problemsOf({ ...PROD });
     expect(problems.length).toBeGreaterThan(0);
     expect(problems.every((p) => p.startsWith('GATEWAY_API_KEYS: '))).toBe(true);
   });
 
   it('treats an empty GATEWAY_API_KEYS as missing in production', () => {
-    const problems = problemsOf({ NODE_ENV: 'production', GATEWAY_API_KEYS: '' });
+    const problems = problemsOf({ ...PROD, GATEWAY_API_KEYS: '' });
     expect(problems.some((p) => p.startsWith('GATEWAY_API_KEYS: '))).toBe(true);
   });
 
   it('does not require GATEWAY_API_KEYS in production when the gateway issues its own keys', () => {
     const token = 'admin-token-0123456789';
-    expect(() =>
-      validateEnvironment({ NODE_ENV: 'production', GATEWAY_ADMIN_TOKEN: token }),
-    ).not.toThrow();
-    const oidc = { NODE_ENV: 'production', CONSOLE_OIDC_ISSUER: 'https://id.example.com' };
+    expect(() => validateEnvironment({ ...PROD, GATEWAY_ADMIN_TOKEN: token })).not.toThrow();
+    const oidc = { ...PROD, CONSOLE_OIDC_ISSUER: 'https://id.example.com' };
     let problems: string[] = [];
     try {
       validateEnvironment(oidc);
@@ -157,9 +162,9 @@ describe('validateEnvironment', () => {
     }
     expect(problems).not.toContainEqual(expect.stringMatching(/^GATEWAY_API_KEYS: /));
     // Without the key store nothing can be issued: a static key is required again.
-    expect(
-      problemsOf({ NODE_ENV: 'production', GATEWAY_ADMIN_TOKEN: token, KEY_STORE: 'off' }),
-    ).toContainEqual(expect.stringMatching(/^GATEWAY_API_KEYS: /));
+    expect(problemsOf({ ...PROD, GATEWAY_ADMIN_TOKEN: token, KEY_STORE: 'off' })).toContainEqual(
+      expect.stringMatching(/^GATEWAY_API_KEYS: /),
+    );
   });
 
   it('does not require GATEWAY_API_KEYS outside production', () => {
@@ -168,8 +173,59 @@ describe('validateEnvironment', () => {
   });
 
   it('rejects a GATEWAY_API_KEYS that lists no key in production', () => {
-    const problems = problemsOf({ NODE_ENV: 'production', GATEWAY_API_KEYS: ' , ,' });
+    const problems = problemsOf({ ...PROD, GATEWAY_API_KEYS: ' , ,' });
     expect(problems).toEqual([expect.stringMatching(/^GATEWAY_API_KEYS: /)]);
+  });
+});
+
+describe('production defaults', () => {
+  const KEYS = { NODE_ENV: 'production', GATEWAY_API_KEYS: 'k1' };
+  const named = (env: Record<string, unknown>): string[] =>
+    problemsOf(env).map((p) => p.split(':')[0]);
+
+  it('refuses production without DATABASE_URL or DATA_DIR, naming both and how to fix it', () => {
+    const problems = problemsOf({ ...KEYS, CONSOLE_SESSION_SECRET: PROD.CONSOLE_SESSION_SECRET });
+    expect(problems).toEqual([expect.stringMatching(/^DATABASE_URL: /)]);
+    expect(problems[0]).toContain('DATA_DIR');
+    expect(problems[0]).toContain('NODE_ENV=production');
+    expect(problems[0]).toContain('KEY_STORE=off');
+  });
+
+  it('lists both refusals at once with every other bad variable', () => {
+    expect([...new Set(named({ ...KEYS, PORT: 'x' }))].sort()).toEqual([
+      'CONSOLE_SESSION_SECRET',
+      'DATABASE_URL',
+      'PORT',
+    ]);
+  });
+
+  it('takes an explicit DATA_DIR, or no key store, instead of DATABASE_URL', () => {
+    const secret = { CONSOLE_SESSION_SECRET: PROD.CONSOLE_SESSION_SECRET };
+    expect(() => validateEnvironment({ ...KEYS, ...secret, DATA_DIR: '/srv/gw' })).not.toThrow();
+    expect(() => validateEnvironment({ ...KEYS, ...secret, KEY_STORE: 'off' })).not.toThrow();
+    // An empty DATA_DIR is unset, as everywhere else.
+    expect(named({ ...KEYS, ...secret, DATA_DIR: '' })).toEqual(['DATABASE_URL']);
+  });
+
+  it('refuses production with the console on and no CONSOLE_SESSION_SECRET, naming the switch', () => {
+    const db = { DATABASE_URL: PROD.DATABASE_URL };
+    for (const on of [{}, { CONSOLE_ENABLED: 'true' }, { CONSOLE_ENABLED: 'yes' }]) {
+      const problems = problemsOf({ ...KEYS, ...db, ...on });
+      expect(problems).toEqual([expect.stringMatching(/^CONSOLE_SESSION_SECRET: /)]);
+      expect(problems[0]).toContain('CONSOLE_ENABLED');
+    }
+    expect(() => validateEnvironment({ ...KEYS, ...db, CONSOLE_ENABLED: 'false' })).not.toThrow();
+    // A malformed switch is reported as itself, not as a missing secret.
+    expect(named({ ...KEYS, ...db, CONSOLE_ENABLED: 'maybe' })).toEqual(['CONSOLE_ENABLED']);
+    // Too short is refused everywhere, as before.
+    expect(named({ CONSOLE_SESSION_SECRET: 'short' })).toEqual(['CONSOLE_SESSION_SECRET']);
+  });
+
+  it('keeps development and test free of both requirements', () => {
+    for (const NODE_ENV of ['development', 'test', '']) {
+      expect(() => validateEnvironment({ NODE_ENV })).not.toThrow();
+    }
+    expect(named({ DATABASE_URL: 'mysql://x' })).toEqual(['DATABASE_URL']);
   });
 });
 

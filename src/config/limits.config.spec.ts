@@ -75,7 +75,12 @@ describe('limits configuration', () => {
 
   it('accepts a keys file instead of GATEWAY_API_KEYS in production', () => {
     expect(() =>
-      validateEnvironment({ NODE_ENV: 'production', GATEWAY_KEYS_FILE: '/etc/gateway/keys.yaml' }),
+      validateEnvironment({
+        NODE_ENV: 'production',
+        GATEWAY_KEYS_FILE: '/etc/gateway/keys.yaml',
+        KEY_STORE: 'off',
+        CONSOLE_ENABLED: 'false',
+      }),
     ).not.toThrow();
   });
 });

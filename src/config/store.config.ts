@@ -1,8 +1,13 @@
 import { registerAs } from '@nestjs/config';
 import { Expose, Type } from 'class-transformer';
-import { IsIn, IsInt, IsOptional, IsString, Matches, Max, Min } from 'class-validator';
+import { IsIn, IsInt, IsOptional, IsString, Max, Min, ValidateBy } from 'class-validator';
 import { EnvBool } from './env-bool';
 import { readNamespace } from './validate-env';
+
+/** Where PGlite keeps its files when DATA_DIR is unset. */
+export const DEFAULT_DATA_DIR = './data';
+
+const POSTGRES_URL = /^postgres(ql)?:\/\/\S+$/;
 
 export const KEY_STORE_MODES = ['database', 'off'] as const;
 export type KeyStoreMode = (typeof KEY_STORE_MODES)[number];
@@ -12,16 +17,31 @@ export type KeyStoreMode = (typeof KEY_STORE_MODES)[number];
  * DATABASE_URL is set, otherwise PGlite (in-process PostgreSQL) with its files in DATA_DIR.
  */
 export class StoreEnv {
+  /** Read here only to know whether a throwaway database is refused (AppEnv validates it). */
+  @Expose() NODE_ENV?: string;
   /** `off`: static keys only, no ledger, no admin API (stateless deployments, tests). */
   @Expose() @IsIn(KEY_STORE_MODES) KEY_STORE: KeyStoreMode = 'database';
+  /**
+   * Required in production unless DATA_DIR is set: a pod must not quietly keep keys and
+   * the ledger in an embedded database inside its own (throwaway) filesystem.
+   */
   @Expose()
-  @IsOptional()
-  @Matches(/^postgres(ql)?:\/\/\S+$/, {
-    message: 'DATABASE_URL must be a postgres:// or postgresql:// URL',
+  @ValidateBy({
+    name: 'databaseUrl',
+    validator: {
+      validate: (v: unknown, args) =>
+        v === undefined
+          ? !needsDatabaseUrl(args?.object as StoreEnv)
+          : typeof v === 'string' && POSTGRES_URL.test(v),
+      defaultMessage: (args) =>
+        args?.value === undefined
+          ? 'DATABASE_URL must be set when NODE_ENV=production: without it keys and the usage ledger go to an embedded database in ./data, lost with the container. Set DATABASE_URL to your PostgreSQL (postgres://…), or set DATA_DIR explicitly to a persistent volume for the embedded database (one replica only), or KEY_STORE=off for static keys without a ledger'
+          : 'DATABASE_URL must be a postgres:// or postgresql:// URL',
+    },
   })
   DATABASE_URL?: string;
-  /** PGlite's folder when DATABASE_URL is unset; `memory://` keeps nothing on disk. */
-  @Expose() @IsString() DATA_DIR = './data';
+  /** PGlite's folder when DATABASE_URL is unset (default ./data); `memory://` keeps nothing. */
+  @Expose() @IsOptional() @IsString() DATA_DIR?: string;
   @Expose() @Type(() => Number) @IsInt() @Min(1) @Max(100) DATABASE_POOL_SIZE = 5;
   /** Backstop re-validation age of a cached key; invalidations normally arrive at once. */
   @Expose() @Type(() => Number) @IsInt() @Min(100) KEY_CACHE_TTL_MS = 10_000;
@@ -33,10 +53,17 @@ export class StoreEnv {
   @Expose() @EnvBool() BUDGET_COUNT_PROTECTIONS = false;
 }
 
+/** Production with the key store on and neither DATABASE_URL nor DATA_DIR: refused. */
+function needsDatabaseUrl(env: StoreEnv): boolean {
+  return env.NODE_ENV === 'production' && env.KEY_STORE !== 'off' && env.DATA_DIR === undefined;
+}
+
 export interface StoreConfig {
   mode: KeyStoreMode;
   databaseUrl?: string;
   dataDir: string;
+  /** Whether DATA_DIR was set, rather than defaulted. */
+  dataDirSet: boolean;
   poolSize: number;
   keyCacheTtlMs: number;
   retentionDays: number;
@@ -50,7 +77,8 @@ export const storeConfig = registerAs('store', (): StoreConfig => {
   return {
     mode: env.KEY_STORE,
     databaseUrl: env.DATABASE_URL,
-    dataDir: env.DATA_DIR,
+    dataDir: env.DATA_DIR ?? DEFAULT_DATA_DIR,
+    dataDirSet: env.DATA_DIR !== undefined,
     poolSize: env.DATABASE_POOL_SIZE,
     keyCacheTtlMs: env.KEY_CACHE_TTL_MS,
     retentionDays: env.USAGE_RETENTION_DAYS,

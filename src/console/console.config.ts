@@ -1,19 +1,13 @@
 import { registerAs } from '@nestjs/config';
 import { Expose } from 'class-transformer';
-import {
-  IsOptional,
-  IsString,
-  IsUrl,
-  Matches,
-  MinLength,
-  ValidateBy,
-  ValidateIf,
-} from 'class-validator';
+import { IsOptional, IsString, IsUrl, Matches, ValidateBy, ValidateIf } from 'class-validator';
 import { EnvBool } from '../config/env-bool';
 import { readNamespace } from '../config/validate-env';
 
 /** The web console (/console): where it is served and how its sessions are signed. */
 export class ConsoleEnv {
+  /** Read here only to know whether a per-process session secret is refused. */
+  @Expose() NODE_ENV?: string;
   @Expose() @EnvBool() CONSOLE_ENABLED = true;
   @Expose()
   @IsOptional()
@@ -21,11 +15,24 @@ export class ConsoleEnv {
     message: 'CONSOLE_PATH must be an absolute path such as /console',
   })
   CONSOLE_PATH?: string;
-  /** Signs session cookies; random per process when unset (sessions end at restart). */
+  /**
+   * Signs session cookies; random per process when unset (sessions end at restart, and
+   * another replica refuses them), which production does not accept with the console on.
+   */
   @Expose()
-  @IsOptional()
-  @IsString()
-  @MinLength(32, { message: 'CONSOLE_SESSION_SECRET must be at least 32 characters' })
+  @ValidateBy({
+    name: 'sessionSecret',
+    validator: {
+      validate: (v: unknown, args) =>
+        v === undefined
+          ? !needsSessionSecret(args?.object as ConsoleEnv)
+          : typeof v === 'string' && v.length >= 32,
+      defaultMessage: (args) =>
+        args?.value === undefined
+          ? 'CONSOLE_SESSION_SECRET must be set when NODE_ENV=production and the console is on (CONSOLE_ENABLED, on by default): without it each replica signs sessions with its own random secret, so a sign-in works on one replica only and ends at every restart. Set it to the same random value of at least 32 characters on every replica (openssl rand -base64 48), or CONSOLE_ENABLED=false'
+          : 'CONSOLE_SESSION_SECRET must be at least 32 characters',
+    },
+  })
   CONSOLE_SESSION_SECRET?: string;
   /**
    * The gateway's public origin (https://llm.example.com), for the OIDC redirect URI when
@@ -59,6 +66,12 @@ export class ConsoleEnv {
   @Expose() @IsOptional() @IsString() CONSOLE_OIDC_GROUPS_CLAIM?: string;
   /** The claim naming a member's team (a key's owner). */
   @Expose() @IsOptional() @IsString() CONSOLE_OIDC_TEAM_CLAIM?: string;
+}
+
+/** Production with the console on and no shared secret: refused. */
+function needsSessionSecret(env: ConsoleEnv): boolean {
+  // CONSOLE_ENABLED is null when malformed: that is reported on its own, not guessed here.
+  return env.NODE_ENV === 'production' && env.CONSOLE_ENABLED === true;
 }
 
 /** Corporate sign-in settings (present when CONSOLE_OIDC_ISSUER is set). */

@@ -1,5 +1,6 @@
 import { mkdirSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { tmpdir } from 'node:os';
+import { isAbsolute, relative, resolve } from 'node:path';
 import { Logger } from '@nestjs/common';
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import { Pool } from 'pg';
@@ -44,6 +45,31 @@ export class OpenDatabase {
     })();
     return this.closing;
   }
+}
+
+/**
+ * Why the embedded database's contents would be lost, or undefined when they are kept in
+ * a folder the operator chose: in memory, under the temporary directory, or in the default
+ * ./data, which in a container is the container's own filesystem.
+ */
+export function throwawayDatabase(
+  config: Pick<StoreConfig, 'databaseUrl' | 'dataDir' | 'dataDirSet'>,
+): string | undefined {
+  if (config.databaseUrl) {
+    return undefined;
+  }
+  const fix = 'set DATABASE_URL (PostgreSQL) or DATA_DIR to a folder that is kept';
+  if (config.dataDir.startsWith('memory://')) {
+    return `the embedded database is in memory (DATA_DIR=${config.dataDir}): keys and usage are lost when the process exits; ${fix}`;
+  }
+  const inTmp = relative(tmpdir(), resolve(config.dataDir));
+  if (!inTmp.startsWith('..') && !isAbsolute(inTmp)) {
+    return `the embedded database is under the temporary directory (${resolve(config.dataDir)}), which may be cleared at any time; ${fix}`;
+  }
+  if (!config.dataDirSet) {
+    return `the embedded database is in the default location ${resolve(config.dataDir)} (DATABASE_URL and DATA_DIR unset): in a container it is lost with the container; ${fix}`;
+  }
+  return undefined;
 }
 
 /** PostgreSQL when `databaseUrl` is set, otherwise PGlite in `dataDir`. */

@@ -9,7 +9,7 @@ import {
 import { ConfigService } from '@nestjs/config';
 import type { Kysely } from 'kysely';
 import type { AllConfig } from '../config';
-import { OpenDatabase, openDatabase } from './database';
+import { OpenDatabase, openDatabase, throwawayDatabase } from './database';
 import { migrateToLatest } from './migrations';
 
 /** The open database, or null when KEY_STORE=off. */
@@ -26,6 +26,10 @@ async function openAndMigrate(
     return null;
   }
   const logger = new Logger('Database');
+  const throwaway = throwawayDatabase(store);
+  if (throwaway !== undefined) {
+    logger.warn(throwaway);
+  }
   const database = await openDatabase(store);
   for (let attempt = 1; ; attempt++) {
     try {

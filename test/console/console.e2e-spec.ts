@@ -111,6 +111,16 @@ describeWithChromium('console in a real browser', () => {
     await page.click('dialog .secret button:text("Copy")');
     expect(await page.evaluate<string>('navigator.clipboard.readText()')).toBe(secret);
     expect(await page.textContent('dialog pre')).toContain(`${gw.origin}/v1/chat/completions`);
+    // Every tab's snippet carries a system prompt: without one the gateway answers 400.
+    for (const tab of await page.$$('dialog [role=tab]')) {
+      await tab.click();
+      const text = (await page.textContent('dialog pre')) ?? '';
+      expect({ tab: await tab.textContent(), system: /system/.test(text) }).toEqual({
+        tab: await tab.textContent(),
+        system: true,
+      });
+      expect(text).toContain(secret);
+    }
     await page.click('dialog button:text("Done")');
     await page.waitForSelector('tr:has-text("browser-key") .badge.active');
 
@@ -293,6 +303,87 @@ describeWithChromium('console in a real browser', () => {
     expect(callable.data.map((m) => m.id)).toContain('test-gpt');
   });
 
+  it('names the static key in the keys table and in usage, not "(unnamed)" nor its hex id', async () => {
+    await new OpenAI({
+      baseURL: gw.baseURL,
+      apiKey: TEST_KEY,
+      maxRetries: 0,
+    }).chat.completions.create({
+      model: 'local-echo-gpt',
+      messages: [SYSTEM, { role: 'user', content: 'static key call' }],
+    });
+    const id = ((await adminCall('GET', '/keys')).data as { type: string; id: string }[]).find(
+      (k) => k.type === 'static',
+    )!.id;
+    await page.click('nav a:text("Keys")');
+    await page.evaluate('window.dispatchEvent(new HashChangeEvent("hashchange"))');
+    await page.waitForSelector('tr:has-text("GATEWAY_API_KEYS #1") td:text("static key")');
+    expect(await page.$('td:text-is("(unnamed)")')).toBeNull();
+    await page.click('nav a:text("Usage")');
+    for (let i = 0; i < 40 && !(await page.$('td:text-is("GATEWAY_API_KEYS #1")')); i++) {
+      await page.waitForTimeout(250); // the ledger writes every 50 ms here
+      await page.evaluate('window.dispatchEvent(new HashChangeEvent("hashchange"))');
+      await page.waitForSelector('h1:text("Usage")');
+    }
+    await page.waitForSelector('td:text-is("GATEWAY_API_KEYS #1")');
+    expect(await page.$(`td:text-is("${id}")`)).toBeNull();
+  });
+
+  it('fits the keys and models tables in a 1440 px window: every action visible, no sideways scroll', async () => {
+    // Keys as wide as real ones get: long names and teams, budgets, expiry, a model list.
+    for (const n of [1, 2]) {
+      await adminCall('POST', '/keys', {
+        name: `search-indexing-production-batch-${n}`,
+        owner: 'platform-search-and-recommendations',
+        models: ['test-gpt', 'local-echo-gpt', 'local-echo-claude'],
+        budget: { amount_usd: 1250.5, period: 'month' },
+        expires_at: new Date(Date.now() + 90 * 86_400_000).toISOString(),
+      });
+    }
+    await page.setViewportSize({ width: 1440, height: 900 });
+    try {
+      for (const name of ['Keys', 'Models']) {
+        await page.click(`nav a:text("${name}")`);
+        await page.evaluate('window.dispatchEvent(new HashChangeEvent("hashchange"))');
+        await page.waitForSelector(`h1:text("${name}")`);
+        await page.waitForSelector('.table-wrap table tbody tr');
+        await page.screenshot({ path: join(tmpdir(), `gateway-console-1440-${name}.png`) });
+        const fit = await page.evaluate<{ scroll: number; client: number; page: number }>(
+          `(() => { const w = document.querySelector('.table-wrap');
+            return { scroll: w.scrollWidth, client: w.clientWidth,
+                     page: document.documentElement.scrollWidth - window.innerWidth }; })()`,
+        );
+        expect({ name, tableScrolls: fit.scroll > fit.client, pageScrolls: fit.page > 0 }).toEqual({
+          name,
+          tableScrolls: false,
+          pageScrolls: false,
+        });
+      }
+      await page.click('nav a:text("Keys")');
+      await page.waitForSelector('tr:has-text("search-indexing-production-batch-2") button');
+      const buttons = await page.$$('td.actions button');
+      expect(buttons.length).toBeGreaterThanOrEqual(6); // Edit, Rotate, Revoke of both keys
+      const wrap = (await (await page.$('.table-wrap'))!.boundingBox())!;
+      for (const b of buttons) {
+        const box = (await b.boundingBox())!;
+        const label = await b.textContent();
+        expect({
+          label,
+          inside: box.x >= wrap.x && box.x + box.width <= wrap.x + wrap.width,
+        }).toEqual({
+          label,
+          inside: true,
+        });
+        expect({ label, inViewport: box.x + box.width <= 1440 }).toEqual({
+          label,
+          inViewport: true,
+        });
+      }
+    } finally {
+      await page.setViewportSize({ width: 1280, height: 800 });
+    }
+  });
+
   it('stays readable on a narrow screen: nothing but the tables scrolls sideways', async () => {
     await page.setViewportSize({ width: 390, height: 844 });
     try {
@@ -300,9 +391,12 @@ describeWithChromium('console in a real browser', () => {
         await page.click(`nav a:text("${name}")`);
         await page.waitForSelector(`h1:text("${name}")`);
         await page.waitForSelector('p.state:text("Loading")', { state: 'detached' });
-        expect(
-          await page.evaluate<boolean>('document.documentElement.scrollWidth <= window.innerWidth'),
-        ).toBe(true);
+        expect({
+          name,
+          fits: await page.evaluate<boolean>(
+            'document.documentElement.scrollWidth <= window.innerWidth',
+          ),
+        }).toEqual({ name, fits: true });
       }
     } finally {
       await page.setViewportSize({ width: 1280, height: 800 });

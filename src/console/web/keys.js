@@ -12,6 +12,7 @@ import {
   stateBox,
   toast,
 } from './ui.js';
+import { keySnippets } from './snippets.js';
 
 const ENDPOINTS = ['chat.completions', 'responses', 'messages'];
 let models = [];
@@ -385,11 +386,7 @@ async function revokeKey(k) {
 function showSecret(key, title) {
   const origin = location.origin;
   const model = key.models?.find((m) => !m.includes('*')) ?? models[0]?.id ?? 'MODEL_ID';
-  const snippets = {
-    curl: `curl ${origin}/v1/chat/completions \\\n  -H "Authorization: Bearer ${key.key}" \\\n  -H "Content-Type: application/json" \\\n  -d '{"model": "${model}", "messages": [{"role": "user", "content": "Hello"}]}'`,
-    'OpenAI SDK': `import OpenAI from 'openai';\n\nconst client = new OpenAI({\n  baseURL: '${origin}/v1',\n  apiKey: '${key.key}',\n});\nconst r = await client.chat.completions.create({\n  model: '${model}',\n  messages: [{ role: 'user', content: 'Hello' }],\n});`,
-    'Anthropic SDK': `import Anthropic from '@anthropic-ai/sdk';\n\nconst client = new Anthropic({\n  baseURL: '${origin}',\n  apiKey: '${key.key}',\n});\nconst m = await client.messages.create({\n  model: '${model}',\n  max_tokens: 256,\n  messages: [{ role: 'user', content: 'Hello' }],\n});`,
-  };
+  const snippets = keySnippets({ origin, key: key.key, model });
   return modal(title, (close) => {
     const pre = h('pre', {}, h('code', {}, snippets.curl));
     const tabs = Object.keys(snippets).map((name, i) =>

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import OpenAI from 'openai';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { signedSession } from '../support/console-session';
+import { consoleSession } from '../support/console-session';
 import { startGateway, TEST_KEY, testCatalog, type TestGateway } from '../support/gateway';
 import { describeWithChromium, launchChromium } from './browser';
 
@@ -340,14 +340,12 @@ describeWithChromium('console in a real browser', () => {
     await admin('/keys', { name: 'team-c-own-key', owner: 'team-c' });
     const member = await browser.newContext();
     try {
-      await member.addCookies(
-        signedSession(SESSION_SECRET, {
-          role: 'member',
-          team: 'team-c',
-          name: 'carol@example.com',
-          csrf: 'c'.repeat(32),
-        }).map((c) => ({ ...c, url: gw.origin })),
-      );
+      const carol = await consoleSession(gw, {
+        role: 'member',
+        team: 'team-c',
+        name: 'carol@example.com',
+      });
+      await member.addCookies([{ name: 'gw_console', value: carol.value, url: gw.origin }]);
       const p = await member.newPage();
       await p.goto(`${gw.origin}/console/`);
       await p.waitForSelector('tr:has-text("team-c-own-key")');

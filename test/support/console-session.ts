@@ -1,26 +1,46 @@
-import { createHmac } from 'node:crypto';
+import { sql } from 'kysely';
+import { ConsoleSessions, SESSION_COOKIE } from '../../src/console/console-session';
+import type { SessionGrant } from '../../src/console/session-store';
+import { DATABASE } from '../../src/db/db.module';
+import type { OpenDatabase } from '../../src/db/database';
+import type { TestGateway } from './gateway';
 
-/**
- * A console session cookie pair signed the way cookie-session (keygrip, SHA-1) signs it;
- * valid for an hour unless `value` names its own `exp`.
- */
-export function signedSession(secret: string, value: object): { name: string; value: string }[] {
-  const session = { exp: Date.now() + 3_600_000, ...value };
-  const data = Buffer.from(JSON.stringify(session)).toString('base64');
-  const sig = createHmac('sha1', secret)
-    .update(`gw_console=${data}`)
-    .digest('base64')
-    .replace(/\/|\+|=/g, (c) => ({ '/': '_', '+': '-', '=': '' })[c] ?? c);
-  return [
-    { name: 'gw_console', value: data },
-    { name: 'gw_console.sig', value: sig },
-  ];
+/** A live console session made the way a sign-in makes one, and its cookie header. */
+export async function consoleSession(
+  gw: TestGateway,
+  who: Partial<SessionGrant> & Pick<SessionGrant, 'role' | 'team'>,
+): Promise<{ id: string; cookie: string; csrf: string; value: string }> {
+  const name = who.name ?? (who.team === null ? 'admin@example.com' : `${who.team}@example.com`);
+  const { cookie, session } = await gw.app.get(ConsoleSessions).issue(
+    {
+      name,
+      principal: `oidc:${name}`,
+      via: 'oidc',
+      grant: who.role === 'admin' ? 'test' : 'team',
+      ...who,
+    },
+    '127.0.0.1',
+  );
+  return {
+    id: session.id,
+    cookie: `${SESSION_COOKIE}=${cookie}`,
+    csrf: session.csrf,
+    value: cookie,
+  };
 }
 
-/** A `cookie` header signing in a member of `team`. */
-export function memberCookie(secret: string, team: string, exp?: number): string {
-  const who = { role: 'member', team, name: `${team}@example.com`, csrf: 'x' };
-  return signedSession(secret, exp === undefined ? who : { ...who, exp })
-    .map((c) => `${c.name}=${c.value}`)
-    .join('; ');
+/** A `cookie` header signing in a member of `team`; `expired` ends its time at once. */
+export async function memberCookie(
+  gw: TestGateway,
+  team: string,
+  opts: { expired?: boolean } = {},
+): Promise<string> {
+  const s = await consoleSession(gw, { role: 'member', team });
+  if (opts.expired === true) {
+    const { db } = gw.app.get<OpenDatabase>(DATABASE);
+    await sql`UPDATE console_sessions SET expires_at = now() - interval '1 second' WHERE id = ${s.id}`.execute(
+      db,
+    );
+  }
+  return s.cookie;
 }

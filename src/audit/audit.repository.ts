@@ -108,7 +108,7 @@ export class AuditRepository {
     const rows = await q.orderBy('at', 'desc').orderBy('id', 'desc').limit(limit).execute();
     return rows.map((r) => ({
       // int8 arrives as a string from pg, a number from PGlite.
-      id: String(r.id as string | number),
+      id: String(r.id as unknown as string | number),
       at: new Date(r.at),
       actorKind: r.actor_kind,
       actorId: r.actor_id,

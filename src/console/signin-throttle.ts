@@ -19,37 +19,33 @@ export class SigninThrottle {
   ) {}
 
   /** Counts an attempt from `client`, or refuses it while the address is locked out. */
-  async attempt(client: string): Promise<SigninAttempt> {
+  attempt(client: string): Promise<SigninAttempt> {
     const { maxFailures, lockoutSeconds, maxLockoutSeconds } = this.config;
-    // One statement: the CTE locks the row and remembers whether it was locked before; the
-    // upsert then counts the attempt only if it was not. Row locks serialize replicas.
-    const { rows } = await sql<{ was_locked: Date | null; now: Date }>`
-      WITH prev AS (
-        SELECT locked_until FROM console_signin_throttle
-        WHERE client = ${client} AND locked_until > now()
-        FOR UPDATE
-      )
-      INSERT INTO console_signin_throttle AS t (client, failures, locked_until, updated_at)
-      VALUES (${client}, 1, CASE WHEN ${maxFailures}::int <= 1
-        THEN now() + make_interval(secs => ${lockoutSeconds}::int) END, now())
-      ON CONFLICT (client) DO UPDATE SET
-        failures = CASE WHEN t.locked_until > now() THEN t.failures ELSE t.failures + 1 END,
-        locked_until = CASE
-          WHEN t.locked_until > now() THEN t.locked_until
-          WHEN t.failures + 1 >= ${maxFailures}::int THEN now() + make_interval(secs =>
-            least(${maxLockoutSeconds}::float8,
-              ${lockoutSeconds}::float8 * power(2, least(t.failures + 1 - ${maxFailures}::int, 30))))
-          ELSE NULL END,
-        updated_at = now()
-      RETURNING (SELECT locked_until FROM prev) AS was_locked, now() AS now`.execute(
-      this.database.db,
-    );
-    const wasLocked = rows[0]?.was_locked;
-    if (wasLocked === null || wasLocked === undefined) {
+    // The row lock (FOR UPDATE) serializes attempts from one address across replicas.
+    return this.database.db.transaction().execute(async (trx) => {
+      await sql`
+        INSERT INTO console_signin_throttle (client, failures, updated_at)
+        VALUES (${client}, 0, now()) ON CONFLICT (client) DO NOTHING`.execute(trx);
+      const { rows } = await sql<{ failures: number; wait_ms: number | null }>`
+        SELECT failures,
+          CASE WHEN locked_until > now()
+            THEN ceil(extract(epoch FROM locked_until - now()) * 1000)::float8 END AS wait_ms
+        FROM console_signin_throttle WHERE client = ${client} FOR UPDATE`.execute(trx);
+      const wait = rows[0]?.wait_ms;
+      if (wait !== null && wait !== undefined) {
+        return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil(Number(wait) / 1000)) };
+      }
+      const failures = Number(rows[0]?.failures ?? 0) + 1;
+      const lock =
+        failures >= maxFailures
+          ? Math.min(maxLockoutSeconds, lockoutSeconds * 2 ** Math.min(failures - maxFailures, 30))
+          : null;
+      await sql`
+        UPDATE console_signin_throttle SET failures = ${failures}, updated_at = now(),
+          locked_until = now() + make_interval(secs => ${lock}::float8)
+        WHERE client = ${client}`.execute(trx);
       return { allowed: true };
-    }
-    const ms = new Date(wasLocked).getTime() - new Date(rows[0].now).getTime();
-    return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil(ms / 1000)) };
+    });
   }
 
   /** A sign-in from `client` succeeded: its failures are forgotten. */

@@ -44,3 +44,45 @@ export async function memberCookie(
   }
   return s.cookie;
 }
+
+/** Signs in with a token from `ip`; the status, and the session cookie on success. */
+export async function tokenSignIn(
+  gw: TestGateway,
+  token: string,
+  ip: string,
+): Promise<{ status: number; cookie?: string; retryAfter: string | null }> {
+  const res = await fetch(`${gw.origin}/console/login`, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-forwarded-for': ip },
+    body: new URLSearchParams({ token }).toString(),
+  });
+  await res.text();
+  const set = res.headers.getSetCookie().find((c) => c.startsWith('gw_console='));
+  return {
+    status: res.status,
+    cookie: set?.split(';')[0],
+    retryAfter: res.headers.get('retry-after'),
+  };
+}
+
+/** The session document a cookie opens: its status and CSRF token. */
+export async function sessionOf(
+  gw: TestGateway,
+  cookie: string,
+): Promise<{ status: number; csrf?: string; id?: string }> {
+  const res = await fetch(`${gw.origin}/console/session.json`, { headers: { cookie } });
+  const body = (await res.json()) as { csrf?: string; id?: string };
+  return { status: res.status, csrf: body.csrf, id: body.id };
+}
+
+export async function signOut(gw: TestGateway, cookie: string, csrf: string): Promise<number> {
+  const res = await fetch(`${gw.origin}/console/logout`, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ csrf }).toString(),
+  });
+  await res.text();
+  return res.status;
+}

@@ -97,6 +97,8 @@ export class ConsoleSessions implements OnModuleInit {
   readonly tokenGrant?: string;
   /** The one-time sign-in token (digest) when no admin token is configured. */
   private oneTime?: { digest: Buffer; expires: number };
+  /** The origin the startup log named (never a request's Host: a client chooses that). */
+  announcedOrigin?: string;
   private readonly oneTimeToken?: string;
 
   constructor(
@@ -181,13 +183,13 @@ export class ConsoleSessions implements OnModuleInit {
    * for an admin who signed out when no admin token is configured. The caller prints it
    * to the log, where only whoever runs the gateway reads it.
    */
-  renewOneTimeLink(origin: string): string | undefined {
+  renewOneTimeLink(): string | undefined {
     if (!this.linkSignIn || !this.enabled) {
       return undefined;
     }
     const token = randomBytes(24).toString('base64url');
     this.oneTime = { digest: digest(token), expires: Date.now() + REQUESTED_LINK_TTL_MS };
-    return `${origin}${this.path}/login?token=${token}`;
+    return `${this.publicUrl ?? this.announcedOrigin ?? ''}${this.path}/login?token=${token}`;
   }
 
   /** True once for the one-time token; it is forgotten when used. */

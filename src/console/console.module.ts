@@ -43,6 +43,7 @@ export function announceConsole(sessions: ConsoleSessions, origin: string, logge
     return;
   }
   const shown = sessions.publicUrl ?? origin;
+  sessions.announcedOrigin = shown;
   logger.info(`console at ${shown}${sessions.path}`);
   const link = sessions.oneTimeLink(shown);
   if (link !== undefined) {

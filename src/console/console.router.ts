@@ -148,7 +148,7 @@ export function consoleRouter(sessions: ConsoleSessions, auth: AdminAuth, audit:
     if (!(await admitted(req, res))) {
       return;
     }
-    const link = sessions.renewOneTimeLink(sessions.publicUrl ?? `${req.protocol}://${req.host}`);
+    const link = sessions.renewOneTimeLink();
     if (link !== undefined) {
       logger.log(
         `A new one-time console sign-in link was requested: ${link} (single use, 15 minutes)`,

@@ -67,7 +67,7 @@ describe('console sign-in without an admin token', () => {
     expect(asked.status).toBe(200);
     expect(await asked.text()).toContain('new one-time sign-in link is in the gateway log');
     const printed = gw.logs
-      .map((l) => String(l.msg ?? ''))
+      .map((l) => (typeof l.msg === 'string' ? l.msg : ''))
       .map((m) => /(http:\/\/\S+\/console\/login\?token=[\w-]+)/.exec(m)?.[1])
       .filter((m): m is string => m !== undefined);
     const link = printed[printed.length - 1];

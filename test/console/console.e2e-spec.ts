@@ -361,6 +361,26 @@ describeWithChromium('console in a real browser', () => {
     }
   });
 
+  it('shows the audit log: what was done to keys, filtered by action, and the signed-in sessions', async () => {
+    await page.goto(`${gw.origin}/console/#/audit`);
+    await page.waitForSelector('#audit tr:has-text("key.revoke")');
+    const actions = await page.$$eval('#audit tbody tr td:nth-child(3)', (tds) =>
+      tds.map((td) => td.textContent),
+    );
+    expect(actions).toEqual(expect.arrayContaining(['key.create', 'key.update', 'key.rotate']));
+    expect(await page.textContent('#audit')).not.toContain('gw-');
+    await page.selectOption('select[aria-label=Action]', 'key.revoke');
+    await page.waitForFunction(() =>
+      [...document.querySelectorAll('#audit tbody tr td:nth-child(3)')].every(
+        (td) => td.textContent === 'key.revoke',
+      ),
+    );
+    await page.waitForSelector('#sessions tr:has-text("admin token")');
+    expect(await page.getAttribute('a:text("Export CSV")', 'href')).toBe(
+      '/admin/v1/audit/export?format=csv&action=key.revoke',
+    );
+  });
+
   it('loaded nothing from outside the gateway and broke no CSP rule', () => {
     expect(requested.length).toBeGreaterThan(5);
     const outside = requested.filter(

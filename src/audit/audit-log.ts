@@ -32,6 +32,8 @@ export class AuditLog implements OnModuleInit, OnApplicationShutdown {
   private buffer: AuditInsert[] = [];
   private timer?: NodeJS.Timeout;
   private flushing?: Promise<void>;
+  /** Entries at the buffer's head being written now: overflow never drops those. */
+  private inFlight = 0;
   private readonly counts = { written: 0, failed: 0, dropped: 0 };
   private readonly retentionDays: number;
   private sweeper?: NodeJS.Timeout;
@@ -105,7 +107,7 @@ export class AuditLog implements OnModuleInit, OnApplicationShutdown {
     });
     if (this.buffer.length > BUFFER_MAX) {
       const excess = this.buffer.length - BUFFER_MAX;
-      this.buffer.splice(0, excess);
+      this.buffer.splice(this.inFlight, excess);
       this.counts.dropped += excess;
       this.logger.error(`audit buffer full: dropped ${excess} oldest entries`);
     }
@@ -126,9 +128,11 @@ export class AuditLog implements OnModuleInit, OnApplicationShutdown {
     this.flushing = (async () => {
       while (this.buffer.length > 0) {
         const batch = this.buffer.slice(0, BATCH_ROWS);
+        this.inFlight = batch.length;
         try {
           await repo.append(batch);
         } catch (err) {
+          this.inFlight = 0;
           this.counts.failed += batch.length;
           this.logger.error(
             `audit log write failed for ${batch.length} entries (kept, retried): ${(err as Error).message}`,
@@ -136,6 +140,7 @@ export class AuditLog implements OnModuleInit, OnApplicationShutdown {
           this.timer ??= setTimeout(() => void this.flush(), 1_000);
           return;
         }
+        this.inFlight = 0;
         this.buffer.splice(0, batch.length);
         this.counts.written += batch.length;
       }

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import { AuditLog } from '../../src/audit/audit-log';
+import { MetricsService } from '../../src/observability/metrics/metrics.service';
 import { DATABASE } from '../../src/db/db.module';
 import type { OpenDatabase } from '../../src/db/database';
 import { consoleSession, sessionOf, signOut, tokenSignIn } from '../support/console-session';
@@ -306,6 +307,32 @@ function suite(backend: () => Promise<StoreBackend>): void {
     );
     expect(lines.length).toBe(2502);
   }, 60_000);
+
+  it('logs and counts a failed audit write, keeps the entry, and writes it once the table is back', async () => {
+    const { db } = store.gw.app.get<OpenDatabase>(DATABASE);
+    const log = store.gw.app.get(AuditLog);
+    await log.flush();
+    await sql`ALTER TABLE audit_log RENAME TO audit_log_away`.execute(db);
+    try {
+      log.record({ action: 'test.retry', actor: { kind: 'system' } });
+      await log.flush();
+      expect(
+        store.gw.logs.some(
+          (l) =>
+            typeof l.msg === 'string' && l.msg.includes('audit log write failed for 1 entries'),
+        ),
+      ).toBe(true);
+      const metrics = await store.gw.app.get(MetricsService).scrape();
+      expect(metrics).toMatch(/^gateway_audit_entries_total\{state="failed"\} [1-9]/m);
+    } finally {
+      await sql`ALTER TABLE audit_log_away RENAME TO audit_log`.execute(db);
+    }
+    await log.flush();
+    expect((await auditEntries(store.gw, 'action=test.retry')).length).toBe(1);
+    expect(await store.gw.app.get(MetricsService).scrape()).toMatch(
+      /^gateway_audit_entries_total\{state="dropped"\} 0$/m,
+    );
+  });
 
   it('keeps the table append-only in the database; only the retention sweep deletes, and only old entries', async () => {
     const { db } = store.gw.app.get<OpenDatabase>(DATABASE);

@@ -370,10 +370,8 @@ describeWithChromium('console in a real browser', () => {
     expect(actions).toEqual(expect.arrayContaining(['key.create', 'key.update', 'key.rotate']));
     expect(await page.textContent('#audit')).not.toContain('gw-');
     await page.selectOption('select[aria-label=Action]', 'key.revoke');
-    await page.waitForFunction(() =>
-      [...document.querySelectorAll('#audit tbody tr td:nth-child(3)')].every(
-        (td) => td.textContent === 'key.revoke',
-      ),
+    await page.waitForFunction(
+      "[...document.querySelectorAll('#audit tbody tr td:nth-child(3)')].every((td) => td.textContent === 'key.revoke')",
     );
     await page.waitForSelector('#sessions tr:has-text("admin token")');
     expect(await page.getAttribute('a:text("Export CSV")', 'href')).toBe(

@@ -3,6 +3,7 @@ import { APP_FILTER } from '@nestjs/core';
 import { AuthModule } from './auth/auth.module';
 import { CatalogModule } from './catalog/catalog.module';
 import { AdminModule } from './admin/admin.module';
+import { AuditModule } from './audit/audit.module';
 import { ConsoleModule } from './console/console.module';
 import { DbModule } from './db/db.module';
 import { KeysModule } from './keys/keys.module';
@@ -24,6 +25,7 @@ import { UpstreamModule } from './upstream/upstream.module';
   imports: [
     gatewayConfigModule(),
     DbModule,
+    AuditModule,
     KeysModule,
     OwnershipModule,
     UsageModule,

@@ -48,7 +48,7 @@ describe('the admin caller is resolved once per admin request', () => {
   });
 
   it('reads a console session once, and still refuses a write without its CSRF token', async () => {
-    const cookie = { cookie: memberCookie(SESSION_SECRET, 'team-a') };
+    const cookie = { cookie: await memberCookie(gw, 'team-a') };
     expect((await call('GET', cookie)).status).toBe(200);
     expect(sessionReads).toHaveBeenCalledTimes(1);
     sessionReads.mockClear();

@@ -64,7 +64,12 @@ describeWithPostgres('key store shared by two replicas (PostgreSQL)', () => {
     await db?.drop();
   });
 
-  const MIGRATIONS = ['0001_keys_and_usage', '0002_usage_team', '0003_object_owners'];
+  const MIGRATIONS = [
+    '0001_keys_and_usage',
+    '0002_usage_team',
+    '0003_object_owners',
+    '0005_sessions_and_audit',
+  ];
   const client = (gw: TestGateway, key: string): OpenAI =>
     new OpenAI({ baseURL: gw.baseURL, apiKey: key, maxRetries: 0 });
 

@@ -22,6 +22,9 @@ import { KeysService } from '../keys/keys.service';
 import { type AdminPrincipal, AdminGuard, principalOf } from './admin.guard';
 import { type ModelIndex, parseKeyBody } from './key-input';
 import { UsagePipeline } from '../usage/usage.module';
+import { AuditLog } from '../audit/audit-log';
+import { diff } from '../audit/audit-entry';
+import { auditSource, keyAuditFields } from './audit-facts';
 import { managedKeyView, spendPeriodOf, staticKeyView } from './views';
 
 const STATUSES: KeyStatus[] = ['active', 'revoked', 'expired'];
@@ -92,6 +95,7 @@ export class AdminKeysController {
     private readonly keys: KeysService,
     private readonly staticKeys: ApiKeyService,
     private readonly usage: UsagePipeline,
+    private readonly audit: AuditLog,
     @Inject(CatalogService) catalog: CatalogService,
   ) {
     this.models = {
@@ -103,16 +107,15 @@ export class AdminKeysController {
   @Post()
   @HttpCode(201)
   async create(@Body() body: unknown, @Req() req: Request): Promise<object> {
-    const changes = this.ownTeam(
-      principalOf(req),
-      parseKeyBody(body, false, this.models, Date.now()),
-    );
+    const who = principalOf(req);
+    const changes = this.ownTeam(who, parseKeyBody(body, false, this.models, Date.now()));
     const name = changes.name;
     if (name === undefined) {
       // parseKeyBody requires it on creation; kept here so the type says so too.
       throw new InvalidRequestError("Missing required parameter: 'name'.", 'name', 'invalid_value');
     }
     const { key, secret } = await this.keys.create({ ...changes, name });
+    this.recordKey(req, who, 'key.create', key, diff(null, keyAuditFields(key)));
     return { ...(await this.view(key)), key: secret };
   }
 
@@ -177,12 +180,22 @@ export class AdminKeysController {
   ): Promise<object> {
     this.refuseStatic(id);
     const who = principalOf(req);
-    await this.visible(who, id);
+    const before = await this.visible(who, id);
     const changes = parseKeyBody(body, true, this.models, Date.now());
     if (who.role === 'member' && changes.owner !== undefined && changes.owner !== who.team) {
       throw new OtherTeamError(who.team);
     }
-    return this.view(this.found(id, await this.keys.update(id, changes)));
+    const after = this.found(id, await this.keys.update(id, changes));
+    // Before and after of the fields that changed: budget, models, limits, owner...
+    this.recordKey(
+      req,
+      who,
+      'key.update',
+      after,
+      diff(keyAuditFields(before), keyAuditFields(after)),
+      before.owner,
+    );
+    return this.view(after);
   }
 
   @Post(':id/revoke')
@@ -193,7 +206,8 @@ export class AdminKeysController {
     @Req() req: Request,
   ): Promise<object> {
     this.refuseStatic(id);
-    await this.visible(principalOf(req), id);
+    const who = principalOf(req);
+    const before = await this.visible(who, id);
     const reason = own(optionalObject(body, ['reason']), 'reason');
     if (
       reason !== undefined &&
@@ -206,8 +220,9 @@ export class AdminKeysController {
         'invalid_value',
       );
     }
-    const key = await this.keys.revoke(id, reason ?? null);
-    return this.view(this.found(id, key));
+    const key = this.found(id, await this.keys.revoke(id, reason ?? null));
+    this.recordKey(req, who, 'key.revoke', key, diff(keyAuditFields(before), keyAuditFields(key)));
+    return this.view(key);
   }
 
   @Post(':id/rotate')
@@ -230,13 +245,41 @@ export class AdminKeysController {
         'invalid_value',
       );
     }
-    const existing = await this.visible(principalOf(req), id);
+    const who = principalOf(req);
+    const existing = await this.visible(who, id);
     if (existing.revokedAt !== null) {
       throw new InvalidRequestError('A revoked key cannot be rotated.', 'id', 'key_revoked');
     }
     const rotated = await this.keys.rotate(id, grace as number);
     const { key, secret } = rotated ?? { key: this.found(id, undefined), secret: '' };
+    this.recordKey(req, who, 'key.rotate', key, {
+      grace_period_seconds: grace,
+      // Hints only (prefix and last four), never a secret.
+      hint_last4: { from: existing.secrets[0]?.last4 ?? null, to: key.secrets[0]?.last4 ?? null },
+    });
     return { ...(await this.view(key)), key: secret };
+  }
+
+  /** One audit entry about a key; `formerTeam` also sees a key that moved away from it. */
+  private recordKey(
+    req: Request,
+    who: AdminPrincipal,
+    action: string,
+    key: ManagedKeyRecord,
+    change: Record<string, unknown>,
+    formerTeam?: string | null,
+  ): void {
+    const entry = {
+      ...auditSource(who, req),
+      action,
+      target: { kind: 'api_key', id: key.id },
+      team: key.owner,
+      change,
+    };
+    this.audit.record(entry);
+    if (formerTeam !== undefined && formerTeam !== null && formerTeam !== key.owner) {
+      this.audit.record({ ...entry, team: formerTeam });
+    }
   }
 
   /** Views with each key's spend in its budget period (one query per distinct period). */

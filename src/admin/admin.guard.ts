@@ -22,7 +22,7 @@ export type AdminPrincipal =
  * handlers read, so a route without the guard still finds nobody.
  */
 type AdminRequest = Request & {
-  resolvedAdmin?: { principal: AdminPrincipal | undefined };
+  resolvedAdmin?: Promise<AdminPrincipal | undefined>;
   adminPrincipal?: AdminPrincipal;
 };
 
@@ -76,13 +76,13 @@ export class AdminAuth {
    * The caller: a bearer admin token first, else a console session cookie. Resolved once
    * per request and kept on it: the body parser asks before the guard does.
    */
-  principal(req: Request, res: Response): AdminPrincipal | undefined {
+  principal(req: Request, res: Response): Promise<AdminPrincipal | undefined> {
     const areq = req as AdminRequest;
-    areq.resolvedAdmin ??= { principal: this.resolve(req, res) };
-    return areq.resolvedAdmin.principal;
+    areq.resolvedAdmin ??= this.resolve(req, res);
+    return areq.resolvedAdmin;
   }
 
-  private resolve(req: Request, res: Response): AdminPrincipal | undefined {
+  private async resolve(req: Request, res: Response): Promise<AdminPrincipal | undefined> {
     if (!this.store) {
       return undefined;
     }
@@ -90,7 +90,8 @@ export class AdminAuth {
     if (match !== null && this.acceptsToken(match[1])) {
       return { via: 'token', role: 'admin', team: null };
     }
-    const session = this.sessions.read(req, res);
+    // A session ended on any replica is refused here (see SessionStore).
+    const session = await this.sessions.read(req, res);
     return session && { via: 'session', ...session };
   }
 }
@@ -107,13 +108,13 @@ export class AdminGuard implements CanActivate {
     private readonly sessions: ConsoleSessions,
   ) {}
 
-  canActivate(context: ExecutionContext): true {
+  async canActivate(context: ExecutionContext): Promise<true> {
     const http = context.switchToHttp();
     const req = http.getRequest<GatewayRequest>();
     if (!this.auth.enabled) {
       throw new RouteNotFoundError(req.method, req.path);
     }
-    const principal = this.auth.principal(req, http.getResponse<Response>());
+    const principal = await this.auth.principal(req, http.getResponse<Response>());
     if (principal === undefined) {
       if (!this.auth.tokenConfigured) {
         // No token configured: nothing to probe for, as before the console existed.

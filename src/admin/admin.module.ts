@@ -9,7 +9,9 @@ import express, { type NextFunction, type Request, type Response } from 'express
 import { AuthModule } from '../auth/auth.module';
 import { CatalogModule } from '../catalog/catalog.module';
 import { ConsoleSessionModule } from '../console/console-session.module';
+import { AdminAuditController } from './admin-audit.controller';
 import { AdminKeysController } from './admin-keys.controller';
+import { AdminSessionsController } from './admin-sessions.controller';
 import { AdminModelsController } from './admin-models.controller';
 import { AdminUsageController } from './admin-usage.controller';
 import { AdminAuth, AdminGuard } from './admin.guard';
@@ -27,7 +29,7 @@ class AdminBodyParser {
   constructor(private readonly auth: AdminAuth) {}
 
   async use(req: Request, res: Response, next: NextFunction): Promise<void> {
-    if (req.body === undefined && this.auth.principal(req, res) !== undefined) {
+    if (req.body === undefined && (await this.auth.principal(req, res)) !== undefined) {
       await new Promise<void>((resolve, reject) =>
         // body-parser's errors are Errors with an HTTP status; the filters render them.
         this.json(req, res, (err?: Error) => (err ? reject(err) : resolve())),
@@ -44,6 +46,8 @@ class AdminBodyParser {
     AdminKeysController,
     AdminUsageController,
     AdminModelsController,
+    AdminAuditController,
+    AdminSessionsController,
     KeySelfController,
   ],
   providers: [AdminAuth, AdminGuard, AdminBodyParser],

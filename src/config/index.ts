@@ -8,6 +8,7 @@ import { ProtectionsConfig, ProtectionsEnv, protectionsConfig } from './protecti
 import { StoreConfig, StoreEnv, storeConfig } from './store.config';
 import { UpstreamConfig, UpstreamEnv, upstreamConfig } from './upstream.config';
 import { ConsoleConfig, ConsoleEnv, consoleConfig } from '../console/console.config';
+import { AuditConfig, AuditEnv, auditConfig } from '../audit/audit.config';
 import { collectEnvProblems } from './validate-env';
 
 /** Every typed config namespace, for `ConfigService<AllConfig, true>`. */
@@ -20,6 +21,7 @@ export interface AllConfig {
   protections: ProtectionsConfig;
   store: StoreConfig;
   console: ConsoleConfig;
+  audit: AuditConfig;
 }
 
 /** Thrown at boot with every invalid variable listed. */
@@ -32,7 +34,17 @@ export class ConfigValidationError extends Error {
 
 export function validateEnvironment(env: Record<string, unknown>): Record<string, unknown> {
   const problems = collectEnvProblems(
-    [AppEnv, AuthEnv, CatalogEnv, UpstreamEnv, LimitsEnv, ProtectionsEnv, StoreEnv, ConsoleEnv],
+    [
+      AppEnv,
+      AuthEnv,
+      CatalogEnv,
+      UpstreamEnv,
+      LimitsEnv,
+      ProtectionsEnv,
+      StoreEnv,
+      ConsoleEnv,
+      AuditEnv,
+    ],
     env,
   );
   if (problems.length > 0) {
@@ -56,6 +68,7 @@ export function gatewayConfigModule(): Promise<DynamicModule> {
       protectionsConfig,
       storeConfig,
       consoleConfig,
+      auditConfig,
     ],
     validate: validateEnvironment,
   });
@@ -63,6 +76,7 @@ export function gatewayConfigModule(): Promise<DynamicModule> {
 
 export type {
   AppConfig,
+  AuditConfig,
   ConsoleConfig,
   AuthConfig,
   CatalogConfig,

@@ -1,6 +1,17 @@
 import { registerAs } from '@nestjs/config';
-import { Expose } from 'class-transformer';
-import { IsOptional, IsString, IsUrl, Matches, ValidateBy, ValidateIf } from 'class-validator';
+import { Expose, Type } from 'class-transformer';
+import {
+  IsInt,
+  IsOptional,
+  Max,
+  Min,
+  IsString,
+  IsUrl,
+  Matches,
+  MinLength,
+  ValidateBy,
+  ValidateIf,
+} from 'class-validator';
 import { EnvBool } from '../config/env-bool';
 import { readNamespace } from '../config/validate-env';
 
@@ -57,8 +68,13 @@ export class ConsoleEnv {
   CONSOLE_OIDC_CLIENT_ID?: string;
   @Expose() @IsOptional() @IsString() CONSOLE_OIDC_CLIENT_SECRET?: string;
   @Expose() @IsOptional() @IsString() CONSOLE_OIDC_SCOPES?: string;
-  /** Comma-separated e-mails signed in as admin. */
+  /**
+   * Comma-separated e-mails signed in as admin (any letter case), honoured only when the
+   * ID token says `email_verified: true`.
+   */
   @Expose() @IsOptional() @IsString() CONSOLE_OIDC_ADMIN_EMAILS?: string;
+  /** Comma-separated subjects (`sub` claims, exact) signed in as admin. */
+  @Expose() @IsOptional() @IsString() CONSOLE_OIDC_ADMIN_SUBJECTS?: string;
   /** Comma-separated groups (from the groups claim) signed in as admin. */
   @Expose() @IsOptional() @IsString() CONSOLE_OIDC_ADMIN_GROUPS?: string;
   /** A boolean claim that makes its holder an admin. */
@@ -66,6 +82,23 @@ export class ConsoleEnv {
   @Expose() @IsOptional() @IsString() CONSOLE_OIDC_GROUPS_CLAIM?: string;
   /** The claim naming a member's team (a key's owner). */
   @Expose() @IsOptional() @IsString() CONSOLE_OIDC_TEAM_CLAIM?: string;
+  /** Failed sign-ins (admin token, one-time link) a client address gets before a lockout. */
+  @Expose() @Type(() => Number) @IsInt() @Min(1) @Max(1000) CONSOLE_SIGNIN_MAX_FAILURES = 5;
+  /** The first lockout; each further failure doubles it, up to the maximum. */
+  @Expose() @Type(() => Number) @IsInt() @Min(1) @Max(86_400) CONSOLE_SIGNIN_LOCKOUT_SECONDS = 30;
+  @Expose()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(604_800)
+  CONSOLE_SIGNIN_LOCKOUT_MAX_SECONDS = 3600;
+}
+
+/** Sign-in throttling per client address. */
+export interface SigninThrottleConfig {
+  maxFailures: number;
+  lockoutSeconds: number;
+  maxLockoutSeconds: number;
 }
 
 /** Production with the console on and no shared secret: refused. */
@@ -81,7 +114,9 @@ export interface ConsoleOidcConfig {
   /** Never logged. */
   clientSecret?: string;
   scopes: string;
+  /** Lower-cased; matched only against a verified e-mail. */
   adminEmails: string[];
+  adminSubjects: string[];
   adminGroups: string[];
   adminClaim?: string;
   groupsClaim: string;
@@ -115,6 +150,7 @@ export interface ConsoleConfig {
   /** Origin browsers reach the gateway at, when configured (no trailing slash). */
   publicUrl?: string;
   oidc?: ConsoleOidcConfig;
+  throttle: SigninThrottleConfig;
 }
 
 export const consoleConfig = registerAs('console', (): ConsoleConfig => {
@@ -134,10 +170,19 @@ export const consoleConfig = registerAs('console', (): ConsoleConfig => {
             clientSecret: env.CONSOLE_OIDC_CLIENT_SECRET,
             scopes: env.CONSOLE_OIDC_SCOPES ?? 'openid email profile',
             adminEmails: csv(env.CONSOLE_OIDC_ADMIN_EMAILS).map((e) => e.toLowerCase()),
+            adminSubjects: csv(env.CONSOLE_OIDC_ADMIN_SUBJECTS),
             adminGroups: csv(env.CONSOLE_OIDC_ADMIN_GROUPS),
             adminClaim: env.CONSOLE_OIDC_ADMIN_CLAIM,
             groupsClaim: env.CONSOLE_OIDC_GROUPS_CLAIM ?? 'groups',
             teamClaim: env.CONSOLE_OIDC_TEAM_CLAIM ?? 'team',
           },
+    throttle: {
+      maxFailures: env.CONSOLE_SIGNIN_MAX_FAILURES,
+      lockoutSeconds: env.CONSOLE_SIGNIN_LOCKOUT_SECONDS,
+      maxLockoutSeconds: Math.max(
+        env.CONSOLE_SIGNIN_LOCKOUT_MAX_SECONDS,
+        env.CONSOLE_SIGNIN_LOCKOUT_SECONDS,
+      ),
+    },
   };
 });

@@ -4,6 +4,7 @@ import type { Application } from 'express';
 import type { Logger } from 'pino';
 import { AdminAuth } from '../admin/admin.guard';
 import { AdminModule } from '../admin/admin.module';
+import { AuditLog } from '../audit/audit-log';
 import { ConsoleSessions } from './console-session';
 import { ConsoleSessionModule } from './console-session.module';
 import { consoleRouter } from './console.router';
@@ -18,6 +19,7 @@ export class ConsoleModule implements OnModuleInit {
     private readonly adapter: HttpAdapterHost,
     private readonly sessions: ConsoleSessions,
     private readonly auth: AdminAuth,
+    private readonly audit: AuditLog,
   ) {}
 
   onModuleInit(): void {
@@ -27,7 +29,7 @@ export class ConsoleModule implements OnModuleInit {
     // A plain Express mount rather than a controller: the path is configuration, and the
     // console's pages are not part of the gateway's API document.
     const app = this.adapter.httpAdapter.getInstance<Application>();
-    app.use(this.sessions.path, consoleRouter(this.sessions, this.auth));
+    app.use(this.sessions.path, consoleRouter(this.sessions, this.auth, this.audit));
   }
 }
 
@@ -41,6 +43,7 @@ export function announceConsole(sessions: ConsoleSessions, origin: string, logge
     return;
   }
   const shown = sessions.publicUrl ?? origin;
+  sessions.announcedOrigin = shown;
   logger.info(`console at ${shown}${sessions.path}`);
   const link = sessions.oneTimeLink(shown);
   if (link !== undefined) {

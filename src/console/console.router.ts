@@ -5,8 +5,9 @@ import helmet from 'helmet';
 import type { AdminAuth } from '../admin/admin.guard';
 import { GatewayError } from '../common/errors/gateway-errors';
 import { own, setOwn } from '../common/own';
-import type { ConsoleSessions } from './console-session';
 import { Logger } from '@nestjs/common';
+import type { AuditLog } from '../audit/audit-log';
+import { clientOf, type ConsoleSessions } from './console-session';
 import { loginPage } from './login-page';
 import { ConsoleOidc } from './oidc';
 import { mountOidc } from './oidc.router';
@@ -57,10 +58,10 @@ const securityHeaders = helmet({
 
 /**
  * Express router of the console, mounted at CONSOLE_PATH only: sign-in (admin token or
- * the one-time link), sign-out, the session document the page reads, the page and its
+ * the one-time link, throttled per client address), sign-out, the session document the page reads, the page and its
  * assets. Everything else the page does goes through the admin API and its guard.
  */
-export function consoleRouter(sessions: ConsoleSessions, auth: AdminAuth): Router {
+export function consoleRouter(sessions: ConsoleSessions, auth: AdminAuth, audit: AuditLog): Router {
   const router = Router({ strict: true });
   const files = new Map<string, Buffer>();
   const assets = assetTable();
@@ -72,27 +73,38 @@ export function consoleRouter(sessions: ConsoleSessions, auth: AdminAuth): Route
     next();
   });
 
-  router.get('/', (req, res) => {
+  router.get('/', async (req, res) => {
     if (req.originalUrl.split('?')[0] === base) {
       // Relative asset URLs need the trailing slash.
       res.redirect(302, `${base}/`);
       return;
     }
-    if (sessions.read(req, res) === undefined) {
+    if ((await sessions.read(req, res)) === undefined) {
       res.redirect(302, `${base}/login`);
       return;
     }
     res.type('html').send(file('index.html'));
   });
 
-  router.get('/login', (req, res) => {
+  router.get('/login', async (req, res) => {
     const token = req.query.token;
     if (typeof token === 'string') {
+      if (!(await admitted(req, res))) {
+        return;
+      }
       if (sessions.consumeOneTime(token)) {
-        sessions.start(req, res, { role: 'admin', team: null, name: 'admin (one-time link)' });
+        await sessions.start(req, res, {
+          role: 'admin',
+          team: null,
+          name: 'admin (one-time link)',
+          principal: 'link',
+          via: 'link',
+          grant: 'link',
+        });
         res.redirect(303, `${base}/`);
         return;
       }
+      failed(req, 'link');
       res.status(401).type('html').send(login('This sign-in link was already used or is wrong.'));
       return;
     }
@@ -101,33 +113,80 @@ export function consoleRouter(sessions: ConsoleSessions, auth: AdminAuth): Route
     res.type('html').send(login(undefined, typeof back === 'string' ? back : undefined));
   });
 
-  router.post('/login', form, (req, res) => {
+  router.post('/login', form, async (req, res) => {
+    if (!(await admitted(req, res))) {
+      return;
+    }
     const token = own((req.body ?? {}) as Record<string, unknown>, 'token');
-    if (typeof token === 'string' && auth.acceptsToken(token)) {
-      sessions.start(req, res, { role: 'admin', team: null, name: 'admin token' });
+    if (
+      typeof token === 'string' &&
+      sessions.tokenGrant !== undefined &&
+      auth.acceptsToken(token)
+    ) {
+      await sessions.start(req, res, {
+        role: 'admin',
+        team: null,
+        name: 'admin token',
+        principal: 'token',
+        via: 'token',
+        grant: sessions.tokenGrant,
+      });
       res.redirect(303, `${base}/`);
       return;
     }
+    failed(req, 'token');
     res.status(401).type('html').send(login('That is not the admin token.'));
   });
 
-  router.post('/logout', form, (req, res) => {
-    const session = sessions.read(req, res);
+  // The way back in when no admin token is configured and the one-time link was used: a
+  // fresh link goes to this replica's log (never to the browser), throttled like a sign-in.
+  router.post('/login/link', form, async (req, res) => {
+    if (!sessions.linkSignIn) {
+      res.status(404).type('html').send(login('Sign in with the admin token.'));
+      return;
+    }
+    if (!(await admitted(req, res))) {
+      return;
+    }
+    const link = sessions.renewOneTimeLink();
+    if (link !== undefined) {
+      logger.log(
+        `A new one-time console sign-in link was requested: ${link} (single use, 15 minutes)`,
+      );
+      audit.record({
+        action: 'console.link_requested',
+        actor: { kind: 'anonymous' },
+        client: clientOf(req),
+      });
+    }
+    res
+      .type('html')
+      .send(
+        login(
+          undefined,
+          undefined,
+          'A new one-time sign-in link is in the gateway log (valid 15 minutes; earlier links no longer work).',
+        ),
+      );
+  });
+
+  router.post('/logout', form, async (req, res) => {
+    const session = await sessions.read(req, res);
     if (session !== undefined) {
       sessions.checkCsrf(req, session, own((req.body ?? {}) as Record<string, unknown>, 'csrf'));
-      sessions.end(req, res);
+      await sessions.end(req, res);
     }
     res.redirect(303, `${base}/login`);
   });
 
   if (sessions.oidc !== undefined) {
-    mountOidc(router, sessions, new ConsoleOidc(sessions.oidc), (res, status, message) => {
+    mountOidc(router, sessions, audit, new ConsoleOidc(sessions.oidc), (res, status, message) => {
       res.status(status).type('html').send(login(message));
     });
   }
 
-  router.get('/session.json', (req, res) => {
-    const session = sessions.read(req, res);
+  router.get('/session.json', async (req, res) => {
+    const session = await sessions.read(req, res);
     if (session === undefined) {
       res.status(401).json({ error: { message: 'Not signed in.', type: 'authentication_error' } });
       return;
@@ -166,10 +225,38 @@ export function consoleRouter(sessions: ConsoleSessions, auth: AdminAuth): Route
   function file(name: string): Buffer {
     return cached(join(WEB, name));
   }
-  function login(error?: string, back?: string): string {
+  /** Counts a sign-in attempt; answers 429 (and false) while the address is locked out. */
+  async function admitted(req: Request, res: Response): Promise<boolean> {
+    const verdict = await sessions.attempt(req);
+    if (verdict.allowed) {
+      return true;
+    }
+    res
+      .status(429)
+      .setHeader('retry-after', String(verdict.retryAfterSeconds))
+      .type('html')
+      .send(
+        login(
+          `Too many failed sign-ins from your address: try again in ${verdict.retryAfterSeconds} s.`,
+        ),
+      );
+    return false;
+  }
+  function failed(req: Request, via: 'token' | 'link'): void {
+    audit.record({
+      action: 'console.sign_in_failed',
+      actor: { kind: 'anonymous' },
+      client: clientOf(req),
+      change: { via },
+      outcome: 'failure',
+    });
+  }
+  function login(error?: string, back?: string, notice?: string): string {
     const query = back === undefined ? '' : `?return=${encodeURIComponent(back)}`;
     return loginPage({
       action: `${base}/login`,
+      linkAction: sessions.linkSignIn ? `${base}/login/link` : undefined,
+      notice,
       sso: sessions.oidc === undefined ? undefined : `${base}/oidc/start${query}`,
       tokenConfigured: auth.tokenConfigured,
       error,

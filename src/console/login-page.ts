@@ -5,6 +5,10 @@ export interface LoginPageOptions {
   /** False: only the one-time link from the startup log signs in. */
   tokenConfigured: boolean;
   error?: string;
+  /** A neutral message (a new link was printed). */
+  notice?: string;
+  /** Where to ask for a new one-time link, when sign-in is by link only. */
+  linkAction?: string;
   /** The corporate sign-in link, when OpenID Connect is configured. */
   sso?: string;
 }
@@ -13,7 +17,20 @@ const escape = (s: string): string => s.replace(/[&<>"']/g, (c) => `&#${c.charCo
 
 /** The server-rendered sign-in page (no script: it works before any session exists). */
 export function loginPage(o: LoginPageOptions): string {
-  const error = o.error === undefined ? '' : `<p class="error" role="alert">${escape(o.error)}</p>`;
+  const error =
+    o.error === undefined
+      ? o.notice === undefined
+        ? ''
+        : `<p class="notice" role="status">${escape(o.notice)}</p>`
+      : `<p class="error" role="alert">${escape(o.error)}</p>`;
+  const relink =
+    o.linkAction === undefined
+      ? ''
+      : `<form method="post" action="${escape(o.linkAction)}" class="stack">
+        <p class="hint">Used the link already, or signed out? Ask for a new one: it is written
+        to the gateway log, for whoever runs the gateway.</p>
+        <button type="submit">Print a new sign-in link to the log</button>
+      </form>`;
   const sso =
     o.sso === undefined
       ? ''
@@ -45,6 +62,7 @@ export function loginPage(o: LoginPageOptions): string {
     ${error}
     ${sso}
     ${body}
+    ${relink}
   </main>
 </body>
 </html>

@@ -1,6 +1,7 @@
 import { parse as parseCookies } from 'cookie';
 import type { Request, Response, Router } from 'express';
-import { LOGIN_COOKIE, LOGIN_TTL_MS, type ConsoleSessions } from './console-session';
+import type { AuditLog } from '../audit/audit-log';
+import { clientOf, LOGIN_COOKIE, LOGIN_TTL_MS, type ConsoleSessions } from './console-session';
 import { ConsoleOidc, OidcSignInError, type PendingLogin } from './oidc';
 
 /** A Host (or X-Forwarded-Host) fit for a URL: a name or address and an optional port. */
@@ -26,6 +27,7 @@ function isPending(v: unknown): v is PendingLogin {
 export function mountOidc(
   router: Router,
   sessions: ConsoleSessions,
+  audit: AuditLog,
   oidc: ConsoleOidc,
   fail: (res: Response, status: number, message: string) => void,
 ): void {
@@ -82,25 +84,35 @@ export function mountOidc(
       fail(res, 400, 'This sign-in expired or was started elsewhere: sign in again.');
       return;
     }
-    oidc.finish(uri, req.originalUrl, login).then(
-      (who) => {
-        sessions.start(req, res, who);
-        // A page, not a redirect: a redirect chain begun on the provider's site is
-        // cross-site, so the browser would hold back the new Strict cookie on it.
-        const to = login.returnTo.replace(/&/g, '&amp;');
-        res
-          .type('html')
-          .send(
-            `<!doctype html><meta charset="utf-8"><meta http-equiv="refresh" content="0;url=${to}"><title>Signed in</title><p>Signed in. <a href="${to}">Open the console</a>.</p>`,
-          );
-      },
-      (err: unknown) => {
-        if (err instanceof OidcSignInError) {
-          fail(res, 403, err.message);
-          return;
-        }
-        next(err);
-      },
-    );
+    oidc
+      .finish(uri, req.originalUrl, login)
+      .then(
+        async (who) => {
+          await sessions.start(req, res, { ...who, via: 'oidc' });
+          // A page, not a redirect: a redirect chain begun on the provider's site is
+          // cross-site, so the browser would hold back the new Strict cookie on it.
+          const to = login.returnTo.replace(/&/g, '&amp;');
+          res
+            .type('html')
+            .send(
+              `<!doctype html><meta charset="utf-8"><meta http-equiv="refresh" content="0;url=${to}"><title>Signed in</title><p>Signed in. <a href="${to}">Open the console</a>.</p>`,
+            );
+        },
+        (err: unknown) => {
+          if (err instanceof OidcSignInError) {
+            audit.record({
+              action: 'console.sign_in_failed',
+              actor: { kind: 'anonymous' },
+              client: clientOf(req),
+              change: { via: 'oidc', reason: err.message },
+              outcome: 'failure',
+            });
+            fail(res, 403, err.message);
+            return;
+          }
+          next(err);
+        },
+      )
+      .catch(next);
   });
 }

@@ -17,6 +17,10 @@ export interface OidcIdentity {
   role: ConsoleRole;
   team: string | null;
   name: string;
+  /** `oidc:<sub>`: stable across sign-ins, unlike the e-mail. */
+  principal: string;
+  /** What made this role: `claim:<name>`, `subject`, `email:<address>`, `group:<g>`, `team`. */
+  grant: string;
 }
 
 /**
@@ -103,25 +107,44 @@ const list = (v: unknown): string[] =>
   Array.isArray(v) ? v.map(String) : typeof v === 'string' ? v.split(/[,\s]+/) : [];
 
 /**
- * Admin when the admin claim is true, the e-mail is listed, or a group is listed;
- * otherwise a member of the team the team claim names (no team: refused).
+ * Admin when the admin claim is true, the subject is listed, a verified e-mail is listed
+ * (compared in lower case), or a group is listed; otherwise a member of the team the team
+ * claim names (no team: refused). An e-mail the provider has not verified grants nothing:
+ * many providers let a user type any address.
  */
 export function identify(claims: Record<string, unknown>, config: ConsoleOidcConfig): OidcIdentity {
+  const sub = typeof claims.sub === 'string' && claims.sub !== '' ? claims.sub : undefined;
+  if (sub === undefined) {
+    throw new OidcSignInError('The identity provider sent an ID token without a subject.');
+  }
   const email = typeof claims.email === 'string' ? claims.email.toLowerCase() : undefined;
-  const name = email ?? (typeof claims.sub === 'string' ? claims.sub : 'unknown');
+  const verified = email !== undefined && claims.email_verified === true;
+  const name = email ?? sub;
+  const principal = `oidc:${sub}`;
   const groups = list(own(claims, config.groupsClaim));
-  const admin =
-    (config.adminClaim !== undefined && own(claims, config.adminClaim) === true) ||
-    (email !== undefined && config.adminEmails.includes(email)) ||
-    groups.some((g) => config.adminGroups.includes(g));
-  if (admin) {
-    return { role: 'admin', team: null, name };
+  const grant =
+    config.adminClaim !== undefined && own(claims, config.adminClaim) === true
+      ? `claim:${config.adminClaim}`
+      : config.adminSubjects.includes(sub)
+        ? 'subject'
+        : verified && config.adminEmails.includes(email)
+          ? `email:${email}`
+          : groups
+              .filter((g) => config.adminGroups.includes(g))
+              .map((g) => `group:${g}`)
+              .at(0);
+  if (grant !== undefined) {
+    return { role: 'admin', team: null, name, principal, grant };
   }
   const team = own(claims, config.teamClaim);
   if (typeof team !== 'string' || team === '') {
+    const unverified =
+      email !== undefined && !verified && config.adminEmails.includes(email)
+        ? ' (its e-mail is listed as an admin, but the identity provider has not verified it)'
+        : '';
     throw new OidcSignInError(
-      `Signed in as ${name}, but the identity has no '${config.teamClaim}' claim naming a team, and is not an admin.`,
+      `Signed in as ${name}, but the identity has no '${config.teamClaim}' claim naming a team, and is not an admin${unverified}.`,
     );
   }
-  return { role: 'member', team, name };
+  return { role: 'member', team, name, principal, grant: 'team' };
 }

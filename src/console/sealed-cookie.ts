@@ -17,7 +17,7 @@ export class CookieSeal {
     private readonly name: string,
     private readonly ttlMs: number,
   ) {
-    // A key of its own (HKDF), apart from the one cookie-session signs with.
+    // A key of its own per cookie name (HKDF): a sealed sign-in never opens as a session.
     this.key = Buffer.from(hkdfSync('sha256', secret, '', `gateway console: ${name}`, 32));
   }
 

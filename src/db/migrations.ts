@@ -120,6 +120,78 @@ const MIGRATIONS: Record<string, Migration> = {
       await sql`CREATE INDEX object_owners_parent ON object_owners (parent_id)`.execute(db);
     },
   },
+  '0005_sessions_and_audit': {
+    async up(db: Kysely<unknown>): Promise<void> {
+      // Console sessions kept server-side, so that signing out, an admin ending them or a
+      // role change takes effect on every replica. The cookie carries a random token; only
+      // its SHA-256 is stored, so a database read does not yield a usable cookie.
+      await sql`
+        CREATE TABLE console_sessions (
+          id text PRIMARY KEY,
+          token_hash text NOT NULL UNIQUE,
+          principal text NOT NULL,
+          name text NOT NULL,
+          role text NOT NULL CHECK (role IN ('admin', 'member')),
+          team text,
+          via text NOT NULL,
+          grant_basis text NOT NULL,
+          client text,
+          created_at timestamptz NOT NULL,
+          last_seen_at timestamptz NOT NULL,
+          expires_at timestamptz NOT NULL,
+          ended_at timestamptz,
+          ended_reason text
+        )`.execute(db);
+      await sql`CREATE INDEX console_sessions_open ON console_sessions (principal) WHERE ended_at IS NULL`.execute(
+        db,
+      );
+      await sql`CREATE INDEX console_sessions_expiry ON console_sessions (expires_at)`.execute(db);
+      // Failed sign-ins per client address, shared by every replica.
+      await sql`
+        CREATE TABLE console_signin_throttle (
+          client text PRIMARY KEY,
+          failures integer NOT NULL,
+          locked_until timestamptz,
+          updated_at timestamptz NOT NULL
+        )`.execute(db);
+      await sql`
+        CREATE TABLE audit_log (
+          id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+          at timestamptz NOT NULL,
+          actor_kind text NOT NULL,
+          actor_id text,
+          actor_name text,
+          client text,
+          action text NOT NULL,
+          target_kind text,
+          target_id text,
+          team text,
+          change jsonb,
+          outcome text NOT NULL
+        )`.execute(db);
+      await sql`CREATE INDEX audit_log_time ON audit_log (at DESC, id DESC)`.execute(db);
+      await sql`CREATE INDEX audit_log_team_time ON audit_log (team, at DESC, id DESC)`.execute(db);
+      await sql`CREATE INDEX audit_log_target ON audit_log (target_id)`.execute(db);
+      // Append-only in the database itself, not only in the code: an UPDATE or TRUNCATE is
+      // refused, and a DELETE only inside the retention sweeper's transaction, which sets
+      // gateway.audit_sweep. (A role that owns the table can still drop the trigger; where
+      // that matters, let the gateway's role only INSERT/SELECT/DELETE it: see the README.)
+      await sql`
+        CREATE FUNCTION audit_log_append_only() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+          IF TG_OP = 'DELETE' AND current_setting('gateway.audit_sweep', true) = 'on' THEN
+            RETURN OLD;
+          END IF;
+          RAISE EXCEPTION 'audit_log is append-only (% refused)', TG_OP;
+        END $$`.execute(db);
+      await sql`
+        CREATE TRIGGER audit_log_no_change BEFORE UPDATE OR DELETE ON audit_log
+        FOR EACH ROW EXECUTE FUNCTION audit_log_append_only()`.execute(db);
+      await sql`
+        CREATE TRIGGER audit_log_no_truncate BEFORE TRUNCATE ON audit_log
+        FOR EACH STATEMENT EXECUTE FUNCTION audit_log_append_only()`.execute(db);
+    },
+  },
 };
 
 class InlineMigrations implements MigrationProvider {

@@ -92,10 +92,54 @@ export interface ObjectOwnersTable {
   created_at: ColumnType<Date, Date | string | undefined, never>;
 }
 
+export interface ConsoleSessionsTable {
+  id: string;
+  token_hash: string;
+  /** Stable identity: `token`, `link`, or `oidc:<sub>`. */
+  principal: string;
+  name: string;
+  role: 'admin' | 'member';
+  team: string | null;
+  via: string;
+  /** Why the role was granted (`email:<addr>`, `group:<g>`, `token:<fingerprint>`, ...). */
+  grant_basis: string;
+  client: string | null;
+  created_at: Timestamp;
+  last_seen_at: Timestamp;
+  expires_at: Timestamp;
+  ended_at: Timestamp | null;
+  ended_reason: string | null;
+}
+
+export interface ConsoleSigninThrottleTable {
+  client: string;
+  failures: number;
+  locked_until: Timestamp | null;
+  updated_at: Timestamp;
+}
+
+export interface AuditLogTable {
+  id: Generated<Int8>;
+  at: Timestamp;
+  actor_kind: string;
+  actor_id: string | null;
+  actor_name: string | null;
+  client: string | null;
+  action: string;
+  target_kind: string | null;
+  target_id: string | null;
+  team: string | null;
+  change: Json<Record<string, unknown>> | null;
+  outcome: string;
+}
+
 export interface Database {
   api_keys: ApiKeysTable;
   api_key_secrets: ApiKeySecretsTable;
   usage_ledger: UsageLedgerTable;
   usage_daily: UsageDailyTable;
   object_owners: ObjectOwnersTable;
+  console_sessions: ConsoleSessionsTable;
+  console_signin_throttle: ConsoleSigninThrottleTable;
+  audit_log: AuditLogTable;
 }

@@ -78,6 +78,21 @@ describeWithChromium('console sign-in with OpenID Connect', () => {
     }
   }, 30_000);
 
+  it('does not make an admin of an unverified e-mail that matches an admin e-mail in another case', async () => {
+    const context = await browser.newContext();
+    try {
+      const page = await context.newPage();
+      await signIn(page, gw.origin, 'mallory');
+      await page.waitForSelector('text=has not verified it');
+      const session = await page.request.get(`${gw.origin}/console/session.json`);
+      expect(session.status()).toBe(401);
+      const keys = await page.request.get(`${gw.origin}/admin/v1/keys`);
+      expect(keys.status()).toBe(401);
+    } finally {
+      await context.close();
+    }
+  }, 30_000);
+
   it('refuses an identity that is neither an admin nor in a team', async () => {
     const context = await browser.newContext();
     try {

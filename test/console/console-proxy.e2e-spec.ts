@@ -5,6 +5,7 @@ import { ConsoleSessions } from '../../src/console/console-session';
 import { startGateway, testCatalog, type TestGateway } from '../support/gateway';
 import { describeWithChromium, launchChromium } from './browser';
 import { signIn, startProvider } from './oidc-helpers';
+import { createTestDatabase, describeWithPostgres, type TestDatabase } from '../support/postgres';
 
 const SECRET = 'replicas-share-this-session-secret-0123456789';
 const FORWARDED = { 'x-forwarded-proto': 'https', 'x-forwarded-host': 'llm.example.com' };
@@ -58,6 +59,12 @@ async function startLogin(
 }
 
 describeWithChromium('console sign-in across replicas and behind a proxy', () => {
+  // Replicas share their database (console sessions live there), as in a deployment.
+  describeWithPostgres('on one PostgreSQL', () => proxySuite());
+});
+
+function proxySuite(): void {
+  let db: TestDatabase;
   let provider: Awaited<ReturnType<typeof startProvider>>;
   let browser: Browser;
   const gateways: TestGateway[] = [];
@@ -82,14 +89,14 @@ describeWithChromium('console sign-in across replicas and behind a proxy', () =>
   };
 
   beforeAll(async () => {
-    [provider, browser] = await Promise.all([startProvider(), launchChromium()]);
-    // A serves the pages, so it has the key store the page's API calls need.
-    a = await boot({
-      CONSOLE_SESSION_SECRET: SECRET,
-      KEY_STORE: 'database',
-      DATA_DIR: 'memory://',
-    });
-    b = await boot({ CONSOLE_SESSION_SECRET: SECRET });
+    [provider, browser, db] = await Promise.all([
+      startProvider(),
+      launchChromium(),
+      createTestDatabase('console_proxy'),
+    ]);
+    const store = { KEY_STORE: 'database', DATABASE_URL: db.url };
+    a = await boot({ CONSOLE_SESSION_SECRET: SECRET, ...store });
+    b = await boot({ CONSOLE_SESSION_SECRET: SECRET, ...store });
     stranger = await boot({ CONSOLE_SESSION_SECRET: `${SECRET}-not-the-same` });
     lb = await balancer((path) => (path.startsWith('/console/oidc/callback') ? callbackTo : a));
     await provider.ready(`${lb.origin}/console/oidc/callback`);
@@ -100,6 +107,7 @@ describeWithChromium('console sign-in across replicas and behind a proxy', () =>
     await Promise.all(gateways.map((g) => g.close()));
     lb?.server.close();
     provider?.child.kill();
+    await db?.drop();
   });
 
   it('completes a sign-in started on one replica when the callback lands on another', async () => {
@@ -154,8 +162,10 @@ describeWithChromium('console sign-in across replicas and behind a proxy', () =>
     let pinned: TestGateway;
 
     beforeAll(async () => {
-      plain = await boot({});
-      trusting = await boot({ TRUST_PROXY: 'loopback' });
+      // Each signs in on its own, so each has a database of its own.
+      const own = { KEY_STORE: 'database', DATA_DIR: 'memory://' };
+      plain = await boot(own);
+      trusting = await boot({ TRUST_PROXY: 'loopback', ...own });
       pinned = await boot({ CONSOLE_PUBLIC_URL: 'https://console.example.org' });
     }, 60_000);
 
@@ -210,4 +220,4 @@ describeWithChromium('console sign-in across replicas and behind a proxy', () =>
       }
     });
   });
-});
+}

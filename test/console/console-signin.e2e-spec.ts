@@ -36,7 +36,8 @@ describe('console sign-in without an admin token', () => {
     expect(first.status).toBe(303);
     expect(first.headers.get('location')).toBe('/console/');
     const cookies = cookiesOf(first);
-    expect(cookies.length).toBe(2);
+    // One cookie: the sealed session token (the session itself is in the database).
+    expect(cookies.length).toBe(1);
     for (const c of cookies) {
       expect(c).toMatch(/httponly/i);
       expect(c).toMatch(/samesite=strict/i);
@@ -56,6 +57,40 @@ describe('console sign-in without an admin token', () => {
     const again = await fetch(link, { redirect: 'manual' });
     expect(again.status).toBe(401);
     expect(cookiesOf(again)).toEqual([]);
+  });
+
+  it('lets a signed-out admin back in: a new link is printed to the log on request, and the old one stays dead', async () => {
+    const oldLink = gw.app.get(ConsoleSessions).oneTimeLink(gw.origin) ?? '';
+    const page = await (await fetch(`${gw.origin}/console/login`)).text();
+    expect(page).toContain('action="/console/login/link"');
+    const asked = await fetch(`${gw.origin}/console/login/link`, { method: 'POST' });
+    expect(asked.status).toBe(200);
+    expect(await asked.text()).toContain('new one-time sign-in link is in the gateway log');
+    const printed = gw.logs
+      .map((l) => (typeof l.msg === 'string' ? l.msg : ''))
+      .map((m) => /(http:\/\/\S+\/console\/login\?token=[\w-]+)/.exec(m)?.[1])
+      .filter((m): m is string => m !== undefined);
+    const link = printed[printed.length - 1];
+    expect(link).toBeDefined();
+    expect(link).not.toBe(oldLink);
+    // The link goes to the log only, never to the browser.
+    expect(gw.rawLogs.join('')).toContain(link);
+
+    const first = await fetch(link, { redirect: 'manual' });
+    expect(first.status).toBe(303);
+    const cookie = cookiesOf(first)[0].split(';')[0];
+    const session = (await (
+      await fetch(`${gw.origin}/console/session.json`, { headers: { cookie } })
+    ).json()) as { csrf: string };
+    const out = await fetch(`${gw.origin}/console/logout`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
+      body: `csrf=${session.csrf}`,
+    });
+    expect(out.status).toBe(303);
+    expect((await fetch(`${gw.origin}/admin/v1/keys`, { headers: { cookie } })).status).toBe(404);
+    expect((await fetch(link, { redirect: 'manual' })).status).toBe(401);
   });
 
   it('keeps the admin API invisible (404) to a caller without a session, and the page behind sign-in', async () => {

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import OpenAI from 'openai';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { signedSession } from '../support/console-session';
+import { consoleSession } from '../support/console-session';
 import { startGateway, TEST_KEY, testCatalog, type TestGateway } from '../support/gateway';
 import { describeWithChromium, launchChromium } from './browser';
 
@@ -434,14 +434,12 @@ describeWithChromium('console in a real browser', () => {
     await admin('/keys', { name: 'team-c-own-key', owner: 'team-c' });
     const member = await browser.newContext();
     try {
-      await member.addCookies(
-        signedSession(SESSION_SECRET, {
-          role: 'member',
-          team: 'team-c',
-          name: 'carol@example.com',
-          csrf: 'c'.repeat(32),
-        }).map((c) => ({ ...c, url: gw.origin })),
-      );
+      const carol = await consoleSession(gw, {
+        role: 'member',
+        team: 'team-c',
+        name: 'carol@example.com',
+      });
+      await member.addCookies([{ name: 'gw_console', value: carol.value, url: gw.origin }]);
       const p = await member.newPage();
       await p.goto(`${gw.origin}/console/`);
       await p.waitForSelector('tr:has-text("team-c-own-key")');
@@ -455,6 +453,24 @@ describeWithChromium('console in a real browser', () => {
     } finally {
       await member.close();
     }
+  });
+
+  it('shows the audit log: what was done to keys, filtered by action, and the signed-in sessions', async () => {
+    await page.goto(`${gw.origin}/console/#/audit`);
+    await page.waitForSelector('#audit tr:has-text("key.revoke")');
+    const actions = await page.$$eval('#audit tbody tr td:nth-child(3)', (tds) =>
+      tds.map((td) => td.textContent),
+    );
+    expect(actions).toEqual(expect.arrayContaining(['key.create', 'key.update', 'key.rotate']));
+    expect(await page.textContent('#audit')).not.toContain('gw-');
+    await page.selectOption('select[aria-label=Action]', 'key.revoke');
+    await page.waitForFunction(
+      "[...document.querySelectorAll('#audit tbody tr td:nth-child(3)')].every((td) => td.textContent === 'key.revoke')",
+    );
+    await page.waitForSelector('#sessions tr:has-text("admin token")');
+    expect(await page.getAttribute('a:text("Export CSV")', 'href')).toBe(
+      '/admin/v1/audit/export?format=csv&action=key.revoke',
+    );
   });
 
   it('loaded nothing from outside the gateway and broke no CSP rule', () => {

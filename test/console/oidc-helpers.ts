@@ -7,6 +7,8 @@ import type { Page } from 'playwright-core';
 export async function startProvider(): Promise<{
   issuer: string;
   ready: (...redirectUris: string[]) => Promise<void>;
+  /** Changes an account's claims for its next sign-in. */
+  setClaims: (account: string, claims: Record<string, unknown>) => Promise<void>;
   child: ChildProcessWithoutNullStreams;
 }> {
   const child = spawn(process.execPath, [join(__dirname, 'oidc-provider.mjs')], {
@@ -24,6 +26,10 @@ export async function startProvider(): Promise<{
     child,
     ready: async (...redirectUris) => {
       child.stdin.write(`${redirectUris.join(' ')}\n`);
+      await next();
+    },
+    setClaims: async (account, claims) => {
+      child.stdin.write(`${JSON.stringify({ account, claims })}\n`);
       await next();
     },
   };

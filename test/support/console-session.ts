@@ -1,26 +1,88 @@
-import { createHmac } from 'node:crypto';
+import { sql } from 'kysely';
+import { ConsoleSessions, SESSION_COOKIE } from '../../src/console/console-session';
+import type { SessionGrant } from '../../src/console/session-store';
+import { DATABASE } from '../../src/db/db.module';
+import type { OpenDatabase } from '../../src/db/database';
+import type { TestGateway } from './gateway';
 
-/**
- * A console session cookie pair signed the way cookie-session (keygrip, SHA-1) signs it;
- * valid for an hour unless `value` names its own `exp`.
- */
-export function signedSession(secret: string, value: object): { name: string; value: string }[] {
-  const session = { exp: Date.now() + 3_600_000, ...value };
-  const data = Buffer.from(JSON.stringify(session)).toString('base64');
-  const sig = createHmac('sha1', secret)
-    .update(`gw_console=${data}`)
-    .digest('base64')
-    .replace(/\/|\+|=/g, (c) => ({ '/': '_', '+': '-', '=': '' })[c] ?? c);
-  return [
-    { name: 'gw_console', value: data },
-    { name: 'gw_console.sig', value: sig },
-  ];
+/** A live console session made the way a sign-in makes one, and its cookie header. */
+export async function consoleSession(
+  gw: TestGateway,
+  who: Partial<SessionGrant> & Pick<SessionGrant, 'role' | 'team'>,
+): Promise<{ id: string; cookie: string; csrf: string; value: string }> {
+  const name = who.name ?? (who.team === null ? 'admin@example.com' : `${who.team}@example.com`);
+  const { cookie, session } = await gw.app.get(ConsoleSessions).issue(
+    {
+      name,
+      principal: `oidc:${name}`,
+      via: 'oidc',
+      grant: who.role === 'admin' ? 'test' : 'team',
+      ...who,
+    },
+    '127.0.0.1',
+  );
+  return {
+    id: session.id,
+    cookie: `${SESSION_COOKIE}=${cookie}`,
+    csrf: session.csrf,
+    value: cookie,
+  };
 }
 
-/** A `cookie` header signing in a member of `team`. */
-export function memberCookie(secret: string, team: string, exp?: number): string {
-  const who = { role: 'member', team, name: `${team}@example.com`, csrf: 'x' };
-  return signedSession(secret, exp === undefined ? who : { ...who, exp })
-    .map((c) => `${c.name}=${c.value}`)
-    .join('; ');
+/** A `cookie` header signing in a member of `team`; `expired` ends its time at once. */
+export async function memberCookie(
+  gw: TestGateway,
+  team: string,
+  opts: { expired?: boolean } = {},
+): Promise<string> {
+  const s = await consoleSession(gw, { role: 'member', team });
+  if (opts.expired === true) {
+    const { db } = gw.app.get<OpenDatabase>(DATABASE);
+    await sql`UPDATE console_sessions SET expires_at = now() - interval '1 second' WHERE id = ${s.id}`.execute(
+      db,
+    );
+  }
+  return s.cookie;
+}
+
+/** Signs in with a token from `ip`; the status, and the session cookie on success. */
+export async function tokenSignIn(
+  gw: TestGateway,
+  token: string,
+  ip: string,
+): Promise<{ status: number; cookie?: string; retryAfter: string | null }> {
+  const res = await fetch(`${gw.origin}/console/login`, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-forwarded-for': ip },
+    body: new URLSearchParams({ token }).toString(),
+  });
+  await res.text();
+  const set = res.headers.getSetCookie().find((c) => c.startsWith('gw_console='));
+  return {
+    status: res.status,
+    cookie: set?.split(';')[0],
+    retryAfter: res.headers.get('retry-after'),
+  };
+}
+
+/** The session document a cookie opens: its status and CSRF token. */
+export async function sessionOf(
+  gw: TestGateway,
+  cookie: string,
+): Promise<{ status: number; csrf?: string; id?: string }> {
+  const res = await fetch(`${gw.origin}/console/session.json`, { headers: { cookie } });
+  const body = (await res.json()) as { csrf?: string; id?: string };
+  return { status: res.status, csrf: body.csrf, id: body.id };
+}
+
+export async function signOut(gw: TestGateway, cookie: string, csrf: string): Promise<number> {
+  const res = await fetch(`${gw.origin}/console/logout`, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ csrf }).toString(),
+  });
+  await res.text();
+  return res.status;
 }

@@ -64,7 +64,7 @@ describeWithPostgres('key store shared by two replicas (PostgreSQL)', () => {
     await db?.drop();
   });
 
-  const MIGRATIONS = ['0001_keys_and_usage', '0002_usage_team'];
+  const MIGRATIONS = ['0001_keys_and_usage', '0002_usage_team', '0006_usage_paging'];
   const client = (gw: TestGateway, key: string): OpenAI =>
     new OpenAI({ baseURL: gw.baseURL, apiKey: key, maxRetries: 0 });
 

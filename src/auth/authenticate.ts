@@ -1,6 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { AuthenticationError } from '../common/errors/gateway-errors';
+import { AuthenticationError, AuthThrottledError } from '../common/errors/gateway-errors';
 import type { RequestContext } from '../common/request-context';
+import { hasIssuedShape } from '../keys/key-secret';
 import type { ApiKeyInfo, ApiKeyService } from './api-key.service';
 import type { KeyVerdict } from './managed-keys';
 
@@ -80,12 +81,7 @@ export function authenticate(
   keys: ApiKeyService,
   now: number = Date.now(),
 ): ApiKeyInfo | Promise<ApiKeyInfo> {
-  const candidates: string[] = [];
-  for (const candidate of [bearer(headers.authorization), headers['x-api-key']]) {
-    if (typeof candidate === 'string' && candidate !== '') {
-      candidates.push(candidate);
-    }
-  }
+  const candidates = presentedKeys(headers);
   if (candidates.length === 0) {
     throw new AuthenticationError(
       'You didn\'t provide an API key. Send it as "Authorization: Bearer <key>" or "x-api-key: <key>".',
@@ -95,40 +91,104 @@ export function authenticate(
   return settle(candidates, 0, keys, now, undefined);
 }
 
+function presentedKeys(headers: IncomingHttpHeaders): string[] {
+  const candidates: string[] = [];
+  for (const candidate of [bearer(headers.authorization), headers['x-api-key']]) {
+    if (typeof candidate === 'string' && candidate !== '') {
+      candidates.push(candidate);
+    }
+  }
+  return candidates;
+}
+
+/** What authentication reads of a request; express computes `ip` (TRUST_PROXY) when read. */
+export interface AuthRequest {
+  headers: IncomingHttpHeaders;
+  ctx: RequestContext;
+  readonly ip?: string;
+}
+
+/**
+ * The address whose failures count: only when a key of the issued shape is presented,
+ * the only kind the key store is asked about (anything else is refused from memory).
+ */
+function countedAddress(req: AuthRequest, keys: ApiKeyService): string | undefined {
+  if (keys.throttle?.enabled !== true) {
+    return undefined;
+  }
+  return presentedKeys(req.headers).some(hasIssuedShape) ? req.ip : undefined;
+}
+
+/** A throttled address: keys the cache can answer only; anything else waits out the window. */
+function fromCache(
+  headers: IncomingHttpHeaders,
+  keys: ApiKeyService,
+  now: number,
+  waitMs: number,
+): ApiKeyInfo {
+  for (const candidate of presentedKeys(headers)) {
+    const verdict = keys.resolveCached(candidate);
+    const result = verdict === undefined ? undefined : accept(verdict, now);
+    if (result !== undefined && typeof result !== 'string') {
+      return result;
+    }
+  }
+  throw new AuthThrottledError(waitMs);
+}
+
 /**
  * {@link authenticate} decided once per request: the outcome, failures included, is kept on
  * `ctx`, and a later call answers from there. The early middleware swallows a failure so
  * that routing can answer 404 first; without this the AuthGuard would ask a key store that
  * is down again and make the client wait out its timeout twice.
+ * Failed keys of the issued shape count against the client address (AuthFailureThrottle);
+ * past its limit the address gets 429 `too_many_failed_authentications` without a store
+ * lookup, unless a key it presents is already cached.
  */
 export function authenticateRequest(
-  headers: IncomingHttpHeaders,
+  req: AuthRequest,
   keys: ApiKeyService,
-  ctx: RequestContext,
 ): ApiKeyInfo | Promise<ApiKeyInfo> {
+  const { ctx } = req;
   if (ctx.key !== undefined) {
     return ctx.key;
   }
   if (ctx.authFailure !== undefined) {
     throw ctx.authFailure.error;
   }
+  const now = Date.now();
+  let address: string | undefined;
   let outcome: ApiKeyInfo | Promise<ApiKeyInfo>;
   try {
-    outcome = authenticate(headers, keys);
+    address = countedAddress(req, keys);
+    const waitMs = address === undefined ? 0 : (keys.throttle?.waitMs(address, now) ?? 0);
+    outcome =
+      waitMs > 0 ? fromCache(req.headers, keys, now, waitMs) : authenticate(req.headers, keys, now);
   } catch (error) {
-    ctx.authFailure = { error };
-    throw error;
+    return failed(ctx, error, keys, address, now);
   }
   if (outcome instanceof Promise) {
     return outcome.then(
       (info) => accepted(ctx, info),
-      (error: unknown) => {
-        ctx.authFailure = { error };
-        throw error;
-      },
+      (error: unknown) => failed(ctx, error, keys, address, now),
     );
   }
   return accepted(ctx, outcome);
+}
+
+function failed(
+  ctx: RequestContext,
+  error: unknown,
+  keys: ApiKeyService,
+  address: string | undefined,
+  now: number,
+): never {
+  // A refused key counts; a throttled answer or a store outage (503) does not.
+  if (address !== undefined && error instanceof AuthenticationError) {
+    keys.throttle?.failed(address, now);
+  }
+  ctx.authFailure = { error };
+  throw error;
 }
 
 function accepted(ctx: RequestContext, info: ApiKeyInfo): ApiKeyInfo {

@@ -8,18 +8,35 @@ function throttle(failureLimit: number, failureWindowMs = 60_000): AuthFailureTh
   } as unknown as ConfigService<AllConfig, true>);
 }
 
+/** One admitted lookup of `ip` at `now` that fails. */
+function fail(t: AuthFailureThrottle, ip: string, now: number): void {
+  expect(t.admit(ip, now)).toBe(0);
+  t.settle(ip, true, now);
+}
+
 describe('AuthFailureThrottle', () => {
   it('lets an address fail up to the limit, then makes it wait out the window', () => {
     const t = throttle(3, 10_000);
     for (let i = 0; i < 3; i++) {
-      expect(t.waitMs('10.0.0.1', 1000)).toBe(0);
-      t.failed('10.0.0.1', 1000);
+      fail(t, '10.0.0.1', 1000);
     }
-    expect(t.waitMs('10.0.0.1', 4000)).toBe(7000);
-    expect(t.waitMs('10.0.0.2', 4000)).toBe(0); // another address is not concerned
-    expect(t.waitMs('10.0.0.1', 11_000)).toBe(0); // the window is over
-    t.failed('10.0.0.1', 11_000); // and a new one counts from 1
-    expect(t.waitMs('10.0.0.1', 11_000)).toBe(0);
+    expect(t.admit('10.0.0.1', 4000)).toBe(7000);
+    expect(t.admit('10.0.0.2', 4000)).toBe(0); // another address is not concerned
+    t.settle('10.0.0.2', false, 4000);
+    fail(t, '10.0.0.1', 11_000); // the window is over, and a new one counts from 1
+    expect(t.admit('10.0.0.1', 11_000)).toBe(0);
+  });
+
+  it('counts lookups in flight against the limit, and forgets those that succeed', () => {
+    const t = throttle(3);
+    expect([t.admit('10.0.0.1', 0), t.admit('10.0.0.1', 0), t.admit('10.0.0.1', 0)]).toEqual([
+      0, 0, 0,
+    ]);
+    expect(t.admit('10.0.0.1', 0)).toBe(1000);
+    t.settle('10.0.0.1', false, 0);
+    t.settle('10.0.0.1', false, 0);
+    t.settle('10.0.0.1', true, 0);
+    expect(t.admit('10.0.0.1', 0)).toBe(0);
   });
 
   it('is off with a limit of 0', () => {
@@ -35,9 +52,9 @@ describe('AuthFailureThrottle', () => {
     expect(addressKey('::ffff:10.1.2.3')).toBe('10.1.2.3');
     expect(addressKey('10.1.2.3')).toBe('10.1.2.3');
     const t = throttle(2);
-    t.failed('2001:db8:1:2::a', 0);
-    t.failed('2001:db8:1:2::b', 0);
-    expect(t.waitMs('2001:db8:1:2::c', 0)).toBeGreaterThan(0);
-    expect(t.waitMs('2001:db8:1:3::a', 0)).toBe(0);
+    fail(t, '2001:db8:1:2::a', 0);
+    fail(t, '2001:db8:1:2::b', 0);
+    expect(t.admit('2001:db8:1:2::c', 0)).toBeGreaterThan(0);
+    expect(t.admit('2001:db8:1:3::a', 0)).toBe(0);
   });
 });

@@ -35,14 +35,16 @@ export function addressKey(ip: string): string {
 
 /**
  * Failed authentications per client address in a fixed window (AUTH_FAILURE_LIMIT per
- * AUTH_FAILURE_WINDOW_MS). Past the limit, the address's keys are answered from the key
- * cache only: a flood of different random keys costs the key store at most the limit's
- * reads per window and address, and a key already cached keeps working. In memory, per
- * replica: N replicas allow N times the limit.
+ * AUTH_FAILURE_WINDOW_MS). Lookups still in flight count against the limit too, so that
+ * a client's concurrency cannot carry it past the limit before its failures are known.
+ * Past the limit the address gets no store lookup until its window ends: a flood of
+ * different random keys costs the key store at most the limit's reads per window and
+ * address. In memory, per replica: N replicas allow N times the limit.
  */
 @Injectable()
 export class AuthFailureThrottle {
   private readonly windows = new Map<string, Window>();
+  private readonly pending = new Map<string, number>();
   private readonly limit: number;
   private readonly windowMs: number;
 
@@ -56,18 +58,41 @@ export class AuthFailureThrottle {
     return this.limit > 0;
   }
 
-  /** Milliseconds until `address` may be looked up again; 0 when it may now. */
-  waitMs(address: string, now: number): number {
-    const w = this.windows.get(addressKey(address));
-    if (w === undefined || w.failures < this.limit) {
-      return 0;
+  /**
+   * 0 when `address` may have a key looked up now (settle it after), otherwise how many
+   * milliseconds it should wait.
+   */
+  admit(address: string, now: number): number {
+    const key = addressKey(address);
+    const w = this.windows.get(key);
+    const live = w !== undefined && now - w.start < this.windowMs ? w : undefined;
+    const failures = live?.failures ?? 0;
+    const pending = this.pending.get(key) ?? 0;
+    if (live !== undefined && failures >= this.limit) {
+      return live.start + this.windowMs - now;
     }
-    return Math.max(0, w.start + this.windowMs - now);
+    if (failures + pending >= this.limit) {
+      return 1000; // lookups in flight fill the rest of the limit: one of them ends soon
+    }
+    this.pending.set(key, pending + 1);
+    return 0;
   }
 
-  /** One more failed authentication from `address`. */
-  failed(address: string, now: number): void {
+  /** The lookup admitted for `address` ended; `failed`: its key was refused. */
+  settle(address: string, failed: boolean, now: number): void {
     const key = addressKey(address);
+    const pending = (this.pending.get(key) ?? 1) - 1;
+    if (pending > 0) {
+      this.pending.set(key, pending);
+    } else {
+      this.pending.delete(key);
+    }
+    if (failed) {
+      this.failed(key, now);
+    }
+  }
+
+  private failed(key: string, now: number): void {
     const w = this.windows.get(key);
     if (w !== undefined && now - w.start < this.windowMs) {
       w.failures++;

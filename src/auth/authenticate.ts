@@ -109,31 +109,63 @@ export interface AuthRequest {
 }
 
 /**
- * The address whose failures count: only when a key of the issued shape is presented,
- * the only kind the key store is asked about (anything else is refused from memory).
+ * {@link authenticate}, with failures counted per client address (AuthFailureThrottle)
+ * when a key of the issued shape is presented, the only kind the key store is asked
+ * about. A key the cache holds is accepted first, without touching the throttle: that
+ * keeps the hot path as it was and a cached key working from a throttled address.
  */
-function countedAddress(req: AuthRequest, keys: ApiKeyService): string | undefined {
-  if (keys.throttle?.enabled !== true) {
-    return undefined;
-  }
-  return presentedKeys(req.headers).some(hasIssuedShape) ? req.ip : undefined;
-}
-
-/** A throttled address: keys the cache can answer only; anything else waits out the window. */
-function fromCache(
-  headers: IncomingHttpHeaders,
+function authenticateCounted(
+  req: AuthRequest,
   keys: ApiKeyService,
   now: number,
-  waitMs: number,
-): ApiKeyInfo {
-  for (const candidate of presentedKeys(headers)) {
+): ApiKeyInfo | Promise<ApiKeyInfo> {
+  const throttle = keys.throttle;
+  if (throttle?.enabled !== true) {
+    return authenticate(req.headers, keys, now);
+  }
+  const candidates = presentedKeys(req.headers);
+  if (!candidates.some(hasIssuedShape)) {
+    return authenticate(req.headers, keys, now);
+  }
+  for (const candidate of candidates) {
     const verdict = keys.resolveCached(candidate);
     const result = verdict === undefined ? undefined : accept(verdict, now);
     if (result !== undefined && typeof result !== 'string') {
       return result;
     }
   }
-  throw new AuthThrottledError(waitMs);
+  const address = req.ip;
+  if (address === undefined) {
+    return authenticate(req.headers, keys, now);
+  }
+  const waitMs = throttle.admit(address, now);
+  if (waitMs > 0) {
+    throw new AuthThrottledError(waitMs);
+  }
+  // A refused key counts; a store outage (503) does not.
+  const done = (error?: unknown): void =>
+    throttle.settle(address, error instanceof AuthenticationError, now);
+  let outcome: ApiKeyInfo | Promise<ApiKeyInfo>;
+  try {
+    outcome = authenticate(req.headers, keys, now);
+  } catch (error) {
+    done(error);
+    throw error;
+  }
+  if (outcome instanceof Promise) {
+    return outcome.then(
+      (info) => {
+        done();
+        return info;
+      },
+      (error: unknown) => {
+        done(error);
+        throw error;
+      },
+    );
+  }
+  done();
+  return outcome;
 }
 
 /**
@@ -156,39 +188,23 @@ export function authenticateRequest(
   if (ctx.authFailure !== undefined) {
     throw ctx.authFailure.error;
   }
-  const now = Date.now();
-  let address: string | undefined;
   let outcome: ApiKeyInfo | Promise<ApiKeyInfo>;
   try {
-    address = countedAddress(req, keys);
-    const waitMs = address === undefined ? 0 : (keys.throttle?.waitMs(address, now) ?? 0);
-    outcome =
-      waitMs > 0 ? fromCache(req.headers, keys, now, waitMs) : authenticate(req.headers, keys, now);
+    outcome = authenticateCounted(req, keys, Date.now());
   } catch (error) {
-    return failed(ctx, error, keys, address, now);
+    ctx.authFailure = { error };
+    throw error;
   }
   if (outcome instanceof Promise) {
     return outcome.then(
       (info) => accepted(ctx, info),
-      (error: unknown) => failed(ctx, error, keys, address, now),
+      (error: unknown) => {
+        ctx.authFailure = { error };
+        throw error;
+      },
     );
   }
   return accepted(ctx, outcome);
-}
-
-function failed(
-  ctx: RequestContext,
-  error: unknown,
-  keys: ApiKeyService,
-  address: string | undefined,
-  now: number,
-): never {
-  // A refused key counts; a throttled answer or a store outage (503) does not.
-  if (address !== undefined && error instanceof AuthenticationError) {
-    keys.throttle?.failed(address, now);
-  }
-  ctx.authFailure = { error };
-  throw error;
 }
 
 function accepted(ctx: RequestContext, info: ApiKeyInfo): ApiKeyInfo {

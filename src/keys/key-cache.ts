@@ -109,7 +109,11 @@ export class KeyCache implements ManagedKeyLookup {
   }
 
   peek(hash: string): KeyVerdict | undefined {
-    return this.byHash.get(hash)?.verdict;
+    const entry = this.byHash.get(hash);
+    if (entry && this.now() - entry.loadedAt > this.ttlMs) {
+      this.reloadInBackground(hash, false);
+    }
+    return entry?.verdict;
   }
 
   info(id: string): ApiKeyInfo | undefined {

@@ -65,7 +65,7 @@ function lines(format: ExportFormat, page: LedgerPage): string {
     out +=
       format === 'jsonl'
         ? `${JSON.stringify(view)}\n`
-        : `${CSV_COLUMNS.map((c) => csvCell(view[c] as Parameters<typeof csvCell>[0])).join(',')}\r\n`;
+        : `\r\n${CSV_COLUMNS.map((c) => csvCell(view[c] as Parameters<typeof csvCell>[0])).join(',')}`;
   }
   return out;
 }
@@ -93,7 +93,8 @@ export async function streamExport(
   res.setHeader('content-disposition', `attachment; filename="usage-${day}.${format}"`);
   res.setHeader('cache-control', 'no-store');
   if (format === 'csv') {
-    res.write(`${CSV_COLUMNS.join(',')}\r\n`);
+    // Each row starts with its line break: the file ends without an empty last record.
+    res.write(CSV_COLUMNS.join(','));
   }
   let page = first;
   try {

@@ -265,14 +265,22 @@ function recentTable(rows, names) {
 async function exportCsv(rangeMs, scope) {
   const from = new Date(Date.now() - rangeMs).toISOString();
   const q = [`format=csv`, `from=${encodeURIComponent(from)}`, ...scope].filter(Boolean).join('&');
-  const res = await fetch(`/admin/v1/usage/export?${q}`, { credentials: 'same-origin' });
-  if (!res.ok) {
-    const data = await res.json().catch(() => ({}));
-    toast(data?.error?.message ?? `Export failed: HTTP ${res.status}`);
+  let blob;
+  try {
+    const res = await fetch(`/admin/v1/usage/export?${q}`, { credentials: 'same-origin' });
+    if (!res.ok) {
+      const data = await res.json().catch(() => ({}));
+      toast(data?.error?.message ?? `Export failed: HTTP ${res.status}`);
+      return;
+    }
+    // A connection cut before the end (the server failed midway) rejects here.
+    blob = await res.blob();
+  } catch {
+    toast('Export failed: the download was cut short. Try again.');
     return;
   }
   const a = h('a', {
-    href: URL.createObjectURL(await res.blob()),
+    href: URL.createObjectURL(blob),
     download: `usage-${new Date().toISOString().slice(0, 10)}.csv`,
   });
   document.body.append(a);

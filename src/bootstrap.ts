@@ -28,7 +28,9 @@ export function configureApp(app: NestExpressApplication, logger: Logger): INest
   app.disable('x-powered-by');
   app.set('etag', false);
   // Only changes what req.protocol, req.host and req.ip report (lazily, when read): the
-  // console reads the first two; rate limits count per key and logs hold no client IP.
+  // console reads the first two, the failed-authentication throttle the last (behind a
+  // proxy not trusted here, every client would share the proxy's address); rate limits
+  // count per key and logs hold no client IP.
   app.set('trust proxy', trustProxy);
   // Metrics and traces, and the usage ledger's row per generation request (no recorder
   // when KEY_STORE=off): told by the access log's one 'close' listener per request.
@@ -51,12 +53,12 @@ export function configureApp(app: NestExpressApplication, logger: Logger): INest
   const keys = app.get(ApiKeyService);
   const tracing = app.get(TracingService);
   app.use((req: Request, _res: Response, next: NextFunction) => {
-    const ctx = (req as GatewayRequest).ctx;
+    const gwReq = req as GatewayRequest;
     try {
       // Sets ctx.key (or ctx.authFailure, which the guard answers without asking again).
       const info = tracing.enabled
-        ? tracing.step(req, 'gateway.auth', () => authenticateRequest(req.headers, keys, ctx))
-        : authenticateRequest(req.headers, keys, ctx);
+        ? tracing.step(req, 'gateway.auth', () => authenticateRequest(gwReq, keys))
+        : authenticateRequest(gwReq, keys);
       if (info instanceof Promise) {
         // A managed key missing from the cache: one store lookup, then on.
         info.then(

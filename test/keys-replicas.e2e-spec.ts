@@ -69,6 +69,7 @@ describeWithPostgres('key store shared by two replicas (PostgreSQL)', () => {
     '0002_usage_team',
     '0003_object_owners',
     '0005_sessions_and_audit',
+    '0006_usage_paging',
   ];
   const client = (gw: TestGateway, key: string): OpenAI =>
     new OpenAI({ baseURL: gw.baseURL, apiKey: key, maxRetries: 0 });

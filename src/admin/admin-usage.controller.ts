@@ -1,5 +1,5 @@
-import { Controller, Get, Query, Req, UseGuards } from '@nestjs/common';
-import type { Request } from 'express';
+import { Controller, Get, Query, Req, Res, UseGuards } from '@nestjs/common';
+import type { Request, Response } from 'express';
 import { Public } from '../auth/public.decorator';
 import { GatewayError, InvalidRequestError } from '../common/errors/gateway-errors';
 import { USAGE_GROUPS, type UsageFilter, type UsageGroup, sumTotals } from '../usage/ledger-row';
@@ -7,9 +7,12 @@ import { UsagePipeline } from '../usage/usage.module';
 import { pageLimit } from './admin-keys.controller';
 import { AdminGuard, principalOf } from './admin.guard';
 import { parseTime } from './key-input';
+import { exportFormat, streamExport } from './usage-export';
 import { ledgerRowView, totalsView } from './views';
 
 const DEFAULT_RANGE_MS = 30 * 86_400_000;
+/** Rows per database read of an export: few round trips, bounded memory. */
+const EXPORT_PAGE = 1000;
 
 /** A member asked for usage of another team, or for replica-wide figures. */
 class MemberUsageScopeError extends GatewayError {
@@ -24,7 +27,8 @@ class MemberUsageScopeError extends GatewayError {
 /**
  * `/admin/v1/usage`: totals over the ledger (optionally grouped by key, team, model, day
  * or hour, UTC), filtered by time, key, team or model, and the ledger rows themselves,
- * newest first, paginated by cursor. Rows still buffered in a replica (at most a flush interval old) are not yet visible.
+ * newest first, paginated by cursor or streamed whole as CSV / JSON Lines. Rows still
+ * buffered in a replica (at most a flush interval old) are not yet visible.
  */
 @Controller('admin/v1/usage')
 @Public()
@@ -85,6 +89,28 @@ export class AdminUsageController {
       has_more: page.next !== undefined,
       next_cursor: page.next ?? null,
     };
+  }
+
+  /**
+   * Every row of the filter, newest first, as one CSV (`format=csv`, the default) or JSON
+   * Lines download, each exactly once: read in pages of the same cursor as `/requests`.
+   */
+  @Get('export')
+  async export(
+    @Req() req: Request,
+    @Res() res: Response,
+    @Query('format') format?: string,
+    @Query('from') from?: string,
+    @Query('to') to?: string,
+    @Query('key_id') keyId?: string,
+    @Query('model') model?: string,
+    @Query('team') team?: string,
+  ): Promise<void> {
+    const kind = exportFormat(format);
+    const filter = this.filter(req, from, to, keyId, model, team);
+    const repo = this.usage.requireRepo();
+    const first = await repo.requests(filter, EXPORT_PAGE);
+    await streamExport(res, kind, first, (cursor) => repo.requests(filter, EXPORT_PAGE, cursor));
   }
 
   /** Ledger writer counters of this replica (buffered, written, dropped rows). */

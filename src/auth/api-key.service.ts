@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import type { AllConfig } from '../config';
+import { AuthFailureThrottle } from './auth-throttle';
 import type { KeyBudget, KeyScope } from './key-policy';
 import { type KeysFile, type LimitOverrides, loadKeysFile, sha256Hex } from './keys-file';
 import { hasIssuedShape } from '../keys/key-secret';
@@ -57,6 +58,8 @@ export class ApiKeyService {
   constructor(
     config: ConfigService<AllConfig, true>,
     @Optional() @Inject(MANAGED_KEYS) private readonly managed?: ManagedKeyLookup | null,
+    /** Failed authentications per client address (see authenticateRequest); absent: none. */
+    @Optional() readonly throttle?: AuthFailureThrottle,
   ) {
     const { apiKeys, devApiKey, keysFile } = config.get('auth', { infer: true });
     const { nodeEnv } = config.get('app', { infer: true });
@@ -107,6 +110,19 @@ export class ApiKeyService {
       return { status: 'active', info };
     }
     return this.managed && hasIssuedShape(presented) ? this.managed.lookup(hash) : UNKNOWN_KEY;
+  }
+
+  /**
+   * {@link resolve} without the key store: undefined where it would have to be asked (a
+   * managed key not cached). What a throttled client address is answered from.
+   */
+  resolveCached(presented: string): KeyVerdict | undefined {
+    const hash = sha256Hex(presented);
+    const info = this.keys.get(hash);
+    if (info) {
+      return { status: 'active', info };
+    }
+    return this.managed && hasIssuedShape(presented) ? this.managed.peek(hash) : UNKNOWN_KEY;
   }
 
   /** The info of an accepted key by its id (`req.ctx.keyId`). */

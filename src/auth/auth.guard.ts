@@ -29,7 +29,7 @@ export class AuthGuard implements CanActivate {
     const req = context.switchToHttp().getRequest<GatewayRequest>();
     // Usually answered from what the early middleware (bootstrap.ts) decided, failures
     // included, before the body was read.
-    const info = authenticateRequest(req.headers, this.keys, req.ctx);
+    const info = authenticateRequest(req, this.keys);
     return info instanceof Promise
       ? info.then((i) => checkEndpoint(i, req.path))
       : checkEndpoint(info, req.path);

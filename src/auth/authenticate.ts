@@ -1,6 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { AuthenticationError } from '../common/errors/gateway-errors';
+import { AuthenticationError, AuthThrottledError } from '../common/errors/gateway-errors';
 import type { RequestContext } from '../common/request-context';
+import { hasIssuedShape } from '../keys/key-secret';
 import type { ApiKeyInfo, ApiKeyService } from './api-key.service';
 import type { KeyVerdict } from './managed-keys';
 
@@ -80,12 +81,7 @@ export function authenticate(
   keys: ApiKeyService,
   now: number = Date.now(),
 ): ApiKeyInfo | Promise<ApiKeyInfo> {
-  const candidates: string[] = [];
-  for (const candidate of [bearer(headers.authorization), headers['x-api-key']]) {
-    if (typeof candidate === 'string' && candidate !== '') {
-      candidates.push(candidate);
-    }
-  }
+  const candidates = presentedKeys(headers);
   if (candidates.length === 0) {
     throw new AuthenticationError(
       'You didn\'t provide an API key. Send it as "Authorization: Bearer <key>" or "x-api-key: <key>".',
@@ -95,17 +91,97 @@ export function authenticate(
   return settle(candidates, 0, keys, now, undefined);
 }
 
+function presentedKeys(headers: IncomingHttpHeaders): string[] {
+  const candidates: string[] = [];
+  for (const candidate of [bearer(headers.authorization), headers['x-api-key']]) {
+    if (typeof candidate === 'string' && candidate !== '') {
+      candidates.push(candidate);
+    }
+  }
+  return candidates;
+}
+
+/** What authentication reads of a request; express computes `ip` (TRUST_PROXY) when read. */
+export interface AuthRequest {
+  headers: IncomingHttpHeaders;
+  ctx: RequestContext;
+  readonly ip?: string;
+}
+
+/**
+ * {@link authenticate}, with failures counted per client address (AuthFailureThrottle)
+ * when a key of the issued shape is presented, the only kind the key store is asked
+ * about. A key the cache holds is accepted first, without touching the throttle: that
+ * keeps the hot path as it was and a cached key working from a throttled address.
+ */
+function authenticateCounted(
+  req: AuthRequest,
+  keys: ApiKeyService,
+  now: number,
+): ApiKeyInfo | Promise<ApiKeyInfo> {
+  const throttle = keys.throttle;
+  if (throttle?.enabled !== true) {
+    return authenticate(req.headers, keys, now);
+  }
+  const candidates = presentedKeys(req.headers);
+  if (!candidates.some(hasIssuedShape)) {
+    return authenticate(req.headers, keys, now);
+  }
+  for (const candidate of candidates) {
+    const verdict = keys.resolveCached(candidate);
+    const result = verdict === undefined ? undefined : accept(verdict, now);
+    if (result !== undefined && typeof result !== 'string') {
+      return result;
+    }
+  }
+  const address = req.ip;
+  if (address === undefined) {
+    return authenticate(req.headers, keys, now);
+  }
+  const waitMs = throttle.admit(address, now);
+  if (waitMs > 0) {
+    throw new AuthThrottledError(waitMs);
+  }
+  // A refused key counts; a store outage (503) does not.
+  const done = (error?: unknown): void =>
+    throttle.settle(address, error instanceof AuthenticationError, now);
+  let outcome: ApiKeyInfo | Promise<ApiKeyInfo>;
+  try {
+    outcome = authenticate(req.headers, keys, now);
+  } catch (error) {
+    done(error);
+    throw error;
+  }
+  if (outcome instanceof Promise) {
+    return outcome.then(
+      (info) => {
+        done();
+        return info;
+      },
+      (error: unknown) => {
+        done(error);
+        throw error;
+      },
+    );
+  }
+  done();
+  return outcome;
+}
+
 /**
  * {@link authenticate} decided once per request: the outcome, failures included, is kept on
  * `ctx`, and a later call answers from there. The early middleware swallows a failure so
  * that routing can answer 404 first; without this the AuthGuard would ask a key store that
  * is down again and make the client wait out its timeout twice.
+ * Failed keys of the issued shape count against the client address (AuthFailureThrottle);
+ * past its limit the address gets 429 `too_many_failed_authentications` without a store
+ * lookup, unless a key it presents is already cached.
  */
 export function authenticateRequest(
-  headers: IncomingHttpHeaders,
+  req: AuthRequest,
   keys: ApiKeyService,
-  ctx: RequestContext,
 ): ApiKeyInfo | Promise<ApiKeyInfo> {
+  const { ctx } = req;
   if (ctx.key !== undefined) {
     return ctx.key;
   }
@@ -114,7 +190,7 @@ export function authenticateRequest(
   }
   let outcome: ApiKeyInfo | Promise<ApiKeyInfo>;
   try {
-    outcome = authenticate(headers, keys);
+    outcome = authenticateCounted(req, keys, Date.now());
   } catch (error) {
     ctx.authFailure = { error };
     throw error;

@@ -17,6 +17,8 @@ export const UNKNOWN_KEY: KeyVerdict = { status: 'unknown' };
 export interface ManagedKeyLookup {
   /** By the SHA-256 (hex) of the presented secret. */
   lookup(hash: string): KeyVerdict | Promise<KeyVerdict>;
+  /** What the cache holds for a stored secret, without reading the store; else undefined. */
+  peek(hash: string): KeyVerdict | undefined;
   /** A managed key seen recently, by id (`key_…`). */
   info(id: string): ApiKeyInfo | undefined;
 }

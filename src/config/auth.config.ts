@@ -1,6 +1,6 @@
 import { registerAs } from '@nestjs/config';
-import { Expose } from 'class-transformer';
-import { IsOptional, IsString, Matches, ValidateIf } from 'class-validator';
+import { Expose, Type } from 'class-transformer';
+import { IsInt, IsOptional, IsString, Matches, Max, Min, ValidateIf } from 'class-validator';
 import { readNamespace } from './validate-env';
 
 /** Client keys accepted by the gateway. */
@@ -32,6 +32,12 @@ export class AuthEnv {
     message: 'GATEWAY_ADMIN_TOKEN must be at least 16 characters, no spaces',
   })
   GATEWAY_ADMIN_TOKEN?: string;
+  /**
+   * Failed authentications with keys of the issued shape per client address and window,
+   * past which that address's keys are checked against the cache only (429 otherwise); 0: off.
+   */
+  @Expose() @Type(() => Number) @IsInt() @Min(0) AUTH_FAILURE_LIMIT = 50;
+  @Expose() @Type(() => Number) @IsInt() @Min(1000) @Max(3_600_000) AUTH_FAILURE_WINDOW_MS = 60_000;
 }
 
 /** Whether a production gateway can issue its own keys, so that it needs no static one. */
@@ -50,6 +56,9 @@ export interface AuthConfig {
   keysFile?: string;
   /** Token of the admin API; undefined when the API is disabled. Never logged. */
   adminToken?: string;
+  /** Failed authentications per client address and window before the throttle (0: off). */
+  failureLimit?: number;
+  failureWindowMs?: number;
 }
 
 export const authConfig = registerAs('auth', (): AuthConfig => {
@@ -62,5 +71,7 @@ export const authConfig = registerAs('auth', (): AuthConfig => {
     devApiKey: env.GATEWAY_DEV_API_KEY,
     keysFile: env.GATEWAY_KEYS_FILE,
     adminToken: env.GATEWAY_ADMIN_TOKEN,
+    failureLimit: env.AUTH_FAILURE_LIMIT,
+    failureWindowMs: env.AUTH_FAILURE_WINDOW_MS,
   };
 });

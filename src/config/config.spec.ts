@@ -355,12 +355,22 @@ describe('config namespaces', () => {
 
   it('authConfig splits and trims the key list', () => {
     withEnv({ GATEWAY_API_KEYS: ' key-a ,key-b,, ', GATEWAY_DEV_API_KEY: 'dev-1' });
-    expect(authConfig()).toEqual({ apiKeys: ['key-a', 'key-b'], devApiKey: 'dev-1' });
+    expect(authConfig()).toMatchObject({ apiKeys: ['key-a', 'key-b'], devApiKey: 'dev-1' });
   });
 
   it('authConfig has no keys and no dev key by default', () => {
     withEnv({});
-    expect(authConfig()).toEqual({ apiKeys: [], devApiKey: undefined });
+    expect(authConfig()).toEqual({
+      apiKeys: [],
+      devApiKey: undefined,
+      failureLimit: 50,
+      failureWindowMs: 60_000,
+    });
+  });
+
+  it('authConfig reads the failed-authentication throttle, 0 turning it off', () => {
+    withEnv({ AUTH_FAILURE_LIMIT: '0', AUTH_FAILURE_WINDOW_MS: '5000' });
+    expect(authConfig()).toMatchObject({ failureLimit: 0, failureWindowMs: 5000 });
   });
 
   it('catalogConfig defaults to config/catalog.yaml and a 20 ms token delay', () => {

@@ -45,6 +45,10 @@ export class StoreEnv {
   @Expose() @Type(() => Number) @IsInt() @Min(1) @Max(100) DATABASE_POOL_SIZE = 5;
   /** Backstop re-validation age of a cached key; invalidations normally arrive at once. */
   @Expose() @Type(() => Number) @IsInt() @Min(100) KEY_CACHE_TTL_MS = 10_000;
+  /** How long a secret found in no key is answered 401 without a read (0: not remembered). */
+  @Expose() @Type(() => Number) @IsInt() @Min(0) @Max(600_000) KEY_NEGATIVE_CACHE_TTL_MS = 30_000;
+  /** Unknown secrets remembered at most per replica, oldest forgotten first. */
+  @Expose() @Type(() => Number) @IsInt() @Min(0) KEY_NEGATIVE_CACHE_MAX = 10_000;
   @Expose() @Type(() => Number) @IsInt() @Min(1) USAGE_RETENTION_DAYS = 90;
   @Expose() @Type(() => Number) @IsInt() @Min(10) @Max(60_000) USAGE_FLUSH_INTERVAL_MS = 200;
   /** Ledger rows held in memory while the database is unreachable; more are dropped (counted). */
@@ -66,6 +70,8 @@ export interface StoreConfig {
   dataDirSet: boolean;
   poolSize: number;
   keyCacheTtlMs: number;
+  negativeCacheTtlMs: number;
+  negativeCacheMax: number;
   retentionDays: number;
   flushIntervalMs: number;
   bufferMaxRows: number;
@@ -81,6 +87,8 @@ export const storeConfig = registerAs('store', (): StoreConfig => {
     dataDirSet: env.DATA_DIR !== undefined,
     poolSize: env.DATABASE_POOL_SIZE,
     keyCacheTtlMs: env.KEY_CACHE_TTL_MS,
+    negativeCacheTtlMs: env.KEY_NEGATIVE_CACHE_TTL_MS,
+    negativeCacheMax: env.KEY_NEGATIVE_CACHE_MAX,
     retentionDays: env.USAGE_RETENTION_DAYS,
     flushIntervalMs: env.USAGE_FLUSH_INTERVAL_MS,
     bufferMaxRows: env.USAGE_BUFFER_MAX_ROWS,

@@ -192,6 +192,14 @@ const MIGRATIONS: Record<string, Migration> = {
         FOR EACH STATEMENT EXECUTE FUNCTION audit_log_append_only()`.execute(db);
     },
   },
+  '0006_usage_paging': {
+    async up(db: Kysely<unknown>): Promise<void> {
+      // The listing's order and cursor are (created_at, id): one index walk per page, ties
+      // included. It covers everything the time-only index served, which goes.
+      await sql`CREATE INDEX usage_ledger_time_id ON usage_ledger (created_at, id)`.execute(db);
+      await sql`DROP INDEX usage_ledger_time`.execute(db);
+    },
+  },
 };
 
 class InlineMigrations implements MigrationProvider {

@@ -108,6 +108,71 @@ describe('KeyCache', () => {
     expect(reads()).toBe(1);
   });
 
+  it('answers an unknown secret from the negative cache until its TTL, then reads again', async () => {
+    let now = 0;
+    const { repo, reads, answer } = fakeRepo();
+    answer(undefined);
+    const cache = new KeyCache(repo, 60_000, () => now, { ttlMs: 1000, maxEntries: 10 });
+    // Concurrent lookups of one secret share one read.
+    await Promise.all([cache.lookup('guess'), cache.lookup('guess'), cache.lookup('guess')]);
+    expect(reads()).toBe(1);
+    now = 999;
+    expect(cache.lookup('guess')).toEqual({ status: 'unknown' });
+    now = 1000; // expired: never served stale, read again before answering
+    const again = cache.lookup('guess');
+    expect(again).toBeInstanceOf(Promise);
+    expect(await again).toEqual({ status: 'unknown' });
+    expect(reads()).toBe(2);
+  });
+
+  it('keeps at most its cap of unknown secrets, apart from the known keys, which a flood never evicts', async () => {
+    const { repo, reads, answer } = fakeRepo();
+    const cache = new KeyCache(repo, 60_000, Date.now, { ttlMs: 60_000, maxEntries: 3 });
+    await cache.lookup('real');
+    answer(undefined);
+    for (let i = 0; i < 50; i++) {
+      await cache.lookup(`guess-${i}`);
+    }
+    expect(cache.unknownSize).toBe(3);
+    expect(cache.size).toBe(1);
+    expect(cache.lookup('real')).toMatchObject({ status: 'active' });
+    expect(cache.lookup('guess-49')).toEqual({ status: 'unknown' }); // the newest are kept
+    expect(cache.lookup('guess-0')).toBeInstanceOf(Promise); // the oldest went first
+    await Promise.resolve();
+    expect(reads()).toBe(52);
+  });
+
+  it('forgets every unknown secret on a key change, so a key created with one works at once', async () => {
+    const { repo, answer } = fakeRepo();
+    answer(undefined);
+    const cache = new KeyCache(repo, 60_000, Date.now, { ttlMs: 60_000, maxEntries: 10 });
+    expect(await cache.lookup('imported')).toEqual({ status: 'unknown' });
+    answer({ key: record({ id: 'key_new' }), secretExpiresAt: null });
+    cache.invalidate('key_new');
+    expect(await cache.lookup('imported')).toMatchObject({ status: 'active' });
+  });
+
+  it('does not negative-cache a read that a key change overtook', async () => {
+    const { repo, reads, answer } = fakeRepo();
+    answer(undefined);
+    const cache = new KeyCache(repo, 60_000, Date.now, { ttlMs: 60_000, maxEntries: 10 });
+    const inFlight = cache.lookup('imported'); // reads before the key exists...
+    cache.invalidate('key_new'); // ...and the key is created meanwhile
+    expect(await inFlight).toEqual({ status: 'unknown' });
+    answer({ key: record({ id: 'key_new' }), secretExpiresAt: null });
+    expect(await cache.lookup('imported')).toMatchObject({ status: 'active' });
+    expect(reads()).toBe(2);
+  });
+
+  it('peeks at cached keys without reading the store', async () => {
+    const { repo, reads } = fakeRepo();
+    const cache = new KeyCache(repo, 60_000);
+    expect(cache.peek('h')).toBeUndefined();
+    await cache.lookup('h');
+    expect(cache.peek('h')).toMatchObject({ status: 'active' });
+    expect(reads()).toBe(1);
+  });
+
   it('takes the earlier of the key and the secret expiry', async () => {
     const { repo, answer } = fakeRepo();
     answer({ key: record({ expiresAt: new Date(5000) }), secretExpiresAt: new Date(3000) });

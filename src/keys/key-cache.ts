@@ -1,16 +1,19 @@
 import { Logger } from '@nestjs/common';
 import type { ApiKeyInfo } from '../auth/api-key.service';
 import { type KeyEndpoint, ModelScope } from '../auth/key-policy';
-import type { KeyVerdict, ManagedKeyLookup } from '../auth/managed-keys';
+import { type KeyVerdict, type ManagedKeyLookup, UNKNOWN_KEY } from '../auth/managed-keys';
 import { KeyStoreUnavailableError } from '../common/errors/gateway-errors';
 import type { KeyRepository, ManagedKeyRecord, SecretMatch } from './key-record';
+import { NegativeCache, type NegativeCacheOptions } from './negative-cache';
 
-/** Unknown secrets remembered at most (oldest forgotten first), so guessing cannot grow memory. */
+/** Stored secrets remembered at most (oldest forgotten first). */
 const MAX_ENTRIES = 100_000;
+
+const DEFAULT_NEGATIVE: NegativeCacheOptions = { ttlMs: 30_000, maxEntries: 10_000 };
 
 interface Entry {
   verdict: KeyVerdict;
-  keyId?: string;
+  keyId: string;
   loadedAt: number;
 }
 
@@ -62,8 +65,11 @@ function verdictOf(match: SecretMatch | undefined): KeyVerdict {
  * the same hash share that read). Changes arrive through `invalidate` (a notification
  * from whichever replica made them) and reload the key at once; entries older than the
  * TTL are re-read in the background while still served, as a backstop for a missed
- * notification. When the database is unreachable, cached keys keep working and an
- * uncached one gets 503 (KeyStoreUnavailableError), never a wrong 401.
+ * notification. Secrets found in no key go to a separate, bounded negative cache for a
+ * short TTL (never served stale), emptied by any key change: a key created anywhere with
+ * a secret tried here before is accepted at once. When the database is unreachable,
+ * cached keys keep working and an uncached one gets 503 (KeyStoreUnavailableError),
+ * never a wrong 401.
  */
 export class KeyCache implements ManagedKeyLookup {
   private readonly logger = new Logger('KeyCache');
@@ -71,13 +77,19 @@ export class KeyCache implements ManagedKeyLookup {
   private readonly hashesById = new Map<string, Set<string>>();
   private readonly byId = new Map<string, ApiKeyInfo>();
   private readonly loading = new Map<string, Promise<KeyVerdict>>();
+  private readonly unknown: NegativeCache;
+  /** Counts key changes: a read begun before one may not negative-cache what it found. */
+  private changes = 0;
   private lastFailureLog = 0;
 
   constructor(
     private readonly repo: KeyRepository,
     private readonly ttlMs: number,
     private readonly now: () => number = Date.now,
-  ) {}
+    negative: NegativeCacheOptions = DEFAULT_NEGATIVE,
+  ) {
+    this.unknown = new NegativeCache(negative, now);
+  }
 
   lookup(hash: string): KeyVerdict | Promise<KeyVerdict> {
     const entry = this.byHash.get(hash);
@@ -87,18 +99,34 @@ export class KeyCache implements ManagedKeyLookup {
       }
       return entry.verdict;
     }
+    if (this.unknown.has(hash)) {
+      return UNKNOWN_KEY;
+    }
     return this.load(hash).catch((err: unknown) => {
       this.logFailure(err);
       throw new KeyStoreUnavailableError();
     });
   }
 
+  peek(hash: string): KeyVerdict | undefined {
+    const entry = this.byHash.get(hash);
+    if (entry && this.now() - entry.loadedAt > this.ttlMs) {
+      this.reloadInBackground(hash, false);
+    }
+    return entry?.verdict;
+  }
+
   info(id: string): ApiKeyInfo | undefined {
     return this.byId.get(id);
   }
 
-  /** A key changed somewhere: reload each of its cached secrets now. */
+  /**
+   * A key changed (or was created) somewhere: reload each of its cached secrets now, and
+   * forget every unknown secret, since the change may have given one of them a key.
+   */
   invalidate(keyId: string): void {
+    this.changes++;
+    this.unknown.clear();
     for (const hash of this.hashesById.get(keyId) ?? []) {
       this.reloadInBackground(hash, true);
     }
@@ -106,21 +134,30 @@ export class KeyCache implements ManagedKeyLookup {
 
   /** Notifications may have been lost: every entry is re-read on its next use. */
   markAllStale(): void {
+    this.changes++;
+    this.unknown.clear();
     for (const entry of this.byHash.values()) {
       entry.loadedAt = 0;
     }
   }
 
+  /** Stored secrets cached. */
   get size(): number {
     return this.byHash.size;
+  }
+
+  /** Unknown secrets remembered. */
+  get unknownSize(): number {
+    return this.unknown.size;
   }
 
   private load(hash: string): Promise<KeyVerdict> {
     let pending = this.loading.get(hash);
     if (!pending) {
+      const changes = this.changes;
       pending = this.repo
         .findBySecretHash(hash)
-        .then((match) => this.store(hash, verdictOf(match), match?.key.id))
+        .then((match) => this.store(hash, verdictOf(match), match?.key.id, changes))
         .finally(() => this.loading.delete(hash));
       this.loading.set(hash, pending);
     }
@@ -154,7 +191,22 @@ export class KeyCache implements ManagedKeyLookup {
     });
   }
 
-  private store(hash: string, verdict: KeyVerdict, keyId: string | undefined): KeyVerdict {
+  private store(
+    hash: string,
+    verdict: KeyVerdict,
+    keyId: string | undefined,
+    changesBefore: number,
+  ): KeyVerdict {
+    if (keyId === undefined) {
+      // In no key (any more): out of the known keys, into the negative cache unless a key
+      // changed while it was read (the answer may already be wrong).
+      this.forget(hash);
+      if (changesBefore === this.changes) {
+        this.unknown.add(hash);
+      }
+      return verdict;
+    }
+    this.unknown.delete(hash);
     this.byHash.delete(hash);
     if (this.byHash.size >= MAX_ENTRIES) {
       const oldest = this.byHash.keys().next().value;
@@ -163,18 +215,16 @@ export class KeyCache implements ManagedKeyLookup {
       }
     }
     this.byHash.set(hash, { verdict, keyId, loadedAt: this.now() });
-    if (keyId !== undefined) {
-      let hashes = this.hashesById.get(keyId);
-      if (!hashes) {
-        hashes = new Set();
-        this.hashesById.set(keyId, hashes);
-      }
-      hashes.add(hash);
-      if (verdict.status === 'active') {
-        this.byId.set(keyId, verdict.info);
-      } else {
-        this.byId.delete(keyId);
-      }
+    let hashes = this.hashesById.get(keyId);
+    if (!hashes) {
+      hashes = new Set();
+      this.hashesById.set(keyId, hashes);
+    }
+    hashes.add(hash);
+    if (verdict.status === 'active') {
+      this.byId.set(keyId, verdict.info);
+    } else {
+      this.byId.delete(keyId);
     }
     return verdict;
   }
@@ -182,7 +232,7 @@ export class KeyCache implements ManagedKeyLookup {
   private forget(hash: string): void {
     const entry = this.byHash.get(hash);
     this.byHash.delete(hash);
-    if (entry?.keyId !== undefined) {
+    if (entry !== undefined) {
       const hashes = this.hashesById.get(entry.keyId);
       hashes?.delete(hash);
       if (hashes?.size === 0) {

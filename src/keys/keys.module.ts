@@ -47,8 +47,15 @@ class KeyCacheInvalidation implements OnModuleInit {
       useFactory: (
         repo: KeyRepository | null,
         config: ConfigService<AllConfig, true>,
-      ): KeyCache | null =>
-        repo ? new KeyCache(repo, config.get('store', { infer: true }).keyCacheTtlMs) : null,
+      ): KeyCache | null => {
+        const store = config.get('store', { infer: true });
+        return repo
+          ? new KeyCache(repo, store.keyCacheTtlMs, Date.now, {
+              ttlMs: store.negativeCacheTtlMs,
+              maxEntries: store.negativeCacheMax,
+            })
+          : null;
+      },
     },
     KeyCacheInvalidation,
     KeysService,

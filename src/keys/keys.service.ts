@@ -34,6 +34,8 @@ export class KeysService {
     const issued = issueSecret();
     const key = await this.repo.create(newKeyId(), changes, issued);
     this.logger.log(`created key ${key.id} (${key.name})`);
+    // Announced like any change: every replica forgets the secrets it found in no key.
+    await this.database.events.publish('gw_keys', key.id);
     return { key, secret: issued.secret };
   }
 

@@ -1,4 +1,5 @@
 import { type Kysely, type RawBuilder, sql } from 'kysely';
+import { InvalidRequestError } from '../common/errors/gateway-errors';
 import type { Database } from '../db/schema';
 import type {
   LedgerPage,
@@ -56,6 +57,67 @@ function batchJson(rows: LedgerRow[]): string {
 
 /** `\u0000` or a surrogate escape, after an even run of backslashes (`$1`). */
 const REFUSED_ESCAPE = /(?<!\\)((?:\\\\)*)\\u(?:0000|[dD][89a-fA-F][0-9a-fA-F]{2})/g;
+
+/** Where a listing stands: the last row given (UTC time to the microsecond, id), and the top id. */
+interface LedgerCursor {
+  at: string;
+  id: string;
+  top: string;
+}
+
+const CURSOR_SHAPE = /^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z)\|(\d{1,19})\|(\d{1,19})$/;
+
+/** Opaque to clients: base64url of `time|id|top`. */
+function encodeLedgerCursor(c: LedgerCursor): string {
+  return Buffer.from(`${c.at}|${c.id}|${c.top}`).toString('base64url');
+}
+
+/**
+ * A cursor this code wrote, or a 400: starting over from the newest row on a cursor it
+ * cannot read (an old numeric one included) would hand the client rows it already has.
+ */
+function decodeLedgerCursor(raw: string): LedgerCursor {
+  const match = CURSOR_SHAPE.exec(Buffer.from(raw, 'base64url').toString('utf8'));
+  if (match === null || Number.isNaN(Date.parse(match[1]))) {
+    throw new InvalidRequestError(
+      "Invalid 'after': pass the next_cursor of the previous page unchanged.",
+      'after',
+      'invalid_cursor',
+    );
+  }
+  return { at: match[1], id: match[2], top: match[3] };
+}
+
+function ledgerRowOf(r: Record<string, unknown>): LedgerRow & { id: string } {
+  return {
+    id: r.ledger_id as string,
+    rowId: r.row_id as string,
+    createdAt: r.created_at as Date,
+    requestId: r.request_id as string,
+    keyId: r.key_id as string,
+    team: r.team as string | null,
+    endpoint: r.endpoint as string,
+    method: r.method as string,
+    modelRequested: r.model_requested as string | null,
+    model: r.model as string | null,
+    provider: r.provider as string | null,
+    status: num(r.status),
+    outcome: r.outcome as Outcome,
+    stream: r.stream as boolean,
+    inputTokens: num(r.input_tokens),
+    cachedInputTokens: num(r.cached_input_tokens),
+    cacheWriteTokens: num(r.cache_write_tokens),
+    outputTokens: num(r.output_tokens),
+    reasoningTokens: num(r.reasoning_tokens),
+    costPico: big(r.cost_pusd),
+    costEstimated: r.cost_estimated as boolean,
+    protectionCostPico: big(r.protection_cost_pusd),
+    latencyMs: num(r.latency_ms),
+    ttftMs: r.ttft_ms === null ? null : num(r.ttft_ms),
+    protections: r.protections as string | null,
+    errorCode: r.error_code as string | null,
+  };
+}
 
 /** The ledger in PostgreSQL or PGlite, through Kysely. */
 export class KyselyUsageRepository implements UsageRepository {
@@ -138,47 +200,47 @@ export class KyselyUsageRepository implements UsageRepository {
     }));
   }
 
+  /**
+   * One page of rows, newest first by (created_at, id): a key no insert can reorder, unlike
+   * the request id (text) or the identity alone (a buffered batch is written after newer
+   * rows). The first page also fixes the highest id then stored; later pages keep below
+   * it, so rows written while a listing runs (backdated ones included) stay out of it.
+   */
   async requests(filter: UsageFilter, limit: number, after?: string): Promise<LedgerPage> {
-    const cursor = after !== undefined && /^\d+$/.test(after) ? after : undefined;
+    const cursor = after === undefined ? undefined : decodeLedgerCursor(after);
+    // Same statement, same snapshot: no row of the first page is above the top it reports.
+    const top = cursor === undefined ? sql`(SELECT max(id) FROM usage_ledger)` : sql`NULL`;
+    const below =
+      cursor === undefined
+        ? sql``
+        : sql`AND (created_at, id) < (${cursor.at}::timestamptz, ${cursor.id}::bigint)
+            AND id <= ${cursor.top}::bigint`;
     const result = await sql<Record<string, unknown>>`
-      SELECT id::text AS id, row_id::text AS row_id, created_at, request_id, key_id, endpoint,
-        method, model_requested, model, provider, status, outcome, stream, input_tokens,
-        cached_input_tokens, cache_write_tokens, output_tokens, reasoning_tokens,
-        cost_pusd::text AS cost_pusd, cost_estimated, protection_cost_pusd::text AS protection_cost_pusd,
-        latency_ms, ttft_ms, protections, error_code, team
+      SELECT id::text AS ledger_id, row_id::text AS row_id, created_at,
+        to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS at_key,
+        ${top}::text AS top,
+        request_id, key_id, endpoint, method, model_requested, model, provider, status,
+        outcome, stream, input_tokens, cached_input_tokens, cache_write_tokens, output_tokens,
+        reasoning_tokens, cost_pusd::text AS cost_pusd, cost_estimated,
+        protection_cost_pusd::text AS protection_cost_pusd, latency_ms, ttft_ms, protections,
+        error_code, team
       FROM usage_ledger
-      WHERE ${this.where(filter)} ${cursor === undefined ? sql`` : sql`AND id < ${cursor}::bigint`}
-      ORDER BY id DESC
+      WHERE ${this.where(filter)} ${below}
+      ORDER BY usage_ledger.created_at DESC, usage_ledger.id DESC
       LIMIT ${limit + 1}`.execute(this.db);
-    const rows = result.rows.slice(0, limit).map((r) => ({
-      id: r.id as string,
-      rowId: r.row_id as string,
-      createdAt: r.created_at as Date,
-      requestId: r.request_id as string,
-      keyId: r.key_id as string,
-      team: r.team as string | null,
-      endpoint: r.endpoint as string,
-      method: r.method as string,
-      modelRequested: r.model_requested as string | null,
-      model: r.model as string | null,
-      provider: r.provider as string | null,
-      status: num(r.status),
-      outcome: r.outcome as Outcome,
-      stream: r.stream as boolean,
-      inputTokens: num(r.input_tokens),
-      cachedInputTokens: num(r.cached_input_tokens),
-      cacheWriteTokens: num(r.cache_write_tokens),
-      outputTokens: num(r.output_tokens),
-      reasoningTokens: num(r.reasoning_tokens),
-      costPico: big(r.cost_pusd),
-      costEstimated: r.cost_estimated as boolean,
-      protectionCostPico: big(r.protection_cost_pusd),
-      latencyMs: num(r.latency_ms),
-      ttftMs: r.ttft_ms === null ? null : num(r.ttft_ms),
-      protections: r.protections as string | null,
-      errorCode: r.error_code as string | null,
-    }));
-    return result.rows.length > limit ? { rows, next: rows[rows.length - 1].id } : { rows };
+    const rows = result.rows.slice(0, limit).map(ledgerRowOf);
+    if (result.rows.length <= limit) {
+      return { rows };
+    }
+    const last = result.rows[limit - 1];
+    return {
+      rows,
+      next: encodeLedgerCursor({
+        at: last.at_key as string,
+        id: last.ledger_id as string,
+        top: cursor?.top ?? (result.rows[0].top as string),
+      }),
+    };
   }
 
   async spend(query: SpendQuery): Promise<Map<string, bigint>> {

@@ -210,6 +210,22 @@ export class RateLimitExceededError extends GatewayError {
   }
 }
 
+/**
+ * Too many failed authentications from one client address: its keys are not looked up in
+ * the key store until the window ends (429, `retry-after`).
+ */
+export class AuthThrottledError extends GatewayError {
+  constructor(waitMs: number) {
+    const seconds = Math.max(1, Math.ceil(waitMs / 1000));
+    super(
+      429,
+      'rate_limit',
+      `Too many requests with invalid API keys from this address; retry after ${seconds} s.`,
+      { code: 'too_many_failed_authentications', headers: { 'retry-after': String(seconds) } },
+    );
+  }
+}
+
 /** Every deployment that could serve the request is at its own catalog limits (429, `retry-after`). */
 export class DeploymentsAtCapacityError extends GatewayError {
   constructor(model: string, waitMs: number) {

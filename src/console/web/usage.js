@@ -1,5 +1,5 @@
 // Usage: totals, charts over time / by key / by model, recent requests, CSV export.
-import { all, api, fmtDate, fmtInt, fmtUsd, getSession, h, stateBox } from './ui.js';
+import { all, api, fmtDate, fmtInt, fmtUsd, getSession, h, stateBox, toast } from './ui.js';
 
 const RANGES = { '24h': 86_400_000, '7d': 7 * 86_400_000, '30d': 30 * 86_400_000 };
 const METRICS = {
@@ -59,11 +59,16 @@ export async function usagePage() {
   out.push(body);
   const to = new Date();
   const from = new Date(to.getTime() - RANGES[state.range]);
+  // Key and team; the time range is added per use, so that an export made later still
+  // ends now and includes the newest rows.
+  const scope = [
+    state.key ? `key_id=${encodeURIComponent(state.key)}` : '',
+    state.team && session.role === 'admin' ? `team=${encodeURIComponent(state.team)}` : '',
+  ];
   const q = [
     `from=${encodeURIComponent(from.toISOString())}`,
     `to=${encodeURIComponent(to.toISOString())}`,
-    state.key ? `key_id=${encodeURIComponent(state.key)}` : '',
-    state.team && session.role === 'admin' ? `team=${encodeURIComponent(state.team)}` : '',
+    ...scope,
   ]
     .filter(Boolean)
     .join('&');
@@ -74,7 +79,7 @@ export async function usagePage() {
     api('GET', `/usage?group_by=model&${q}`),
     api('GET', `/usage/requests?limit=50&${q}`),
   ]);
-  exportButton.addEventListener('click', () => void exportCsv(q));
+  exportButton.addEventListener('click', () => void exportCsv(RANGES[state.range], scope));
   const t = time.totals;
   const m = METRICS[state.metric];
   if (t.requests === 0) {
@@ -253,43 +258,29 @@ function recentTable(rows, names) {
   );
 }
 
-const CSV_COLUMNS = [
-  'created_at',
-  'request_id',
-  'key_id',
-  'team',
-  'endpoint',
-  'model_requested',
-  'model',
-  'provider',
-  'status',
-  'outcome',
-  'stream',
-  'input_tokens',
-  'cached_input_tokens',
-  'output_tokens',
-  'reasoning_tokens',
-  'cost_usd',
-  'latency_ms',
-  'error_code',
-];
-
-/** Every ledger row of the range (up to 10,000) as a CSV download. */
-async function exportCsv(q) {
-  const rows = await all(`/usage/requests?${q}`, 10_000);
-  const cell = (v) => {
-    const s = v === null || v === undefined ? '' : String(v);
-    // Quote everything that could split a cell; neutralise spreadsheet formulas.
-    return /[",\n\r]|^[=+\-@]/.test(s)
-      ? `"${s.replace(/^([=+\-@])/, "'$1").replace(/"/g, '""')}"`
-      : s;
-  };
-  const csv = [
-    CSV_COLUMNS.join(','),
-    ...rows.map((r) => CSV_COLUMNS.map((c) => cell(r[c])).join(',')),
-  ].join('\r\n');
+/**
+ * Every ledger row of the range up to now as a CSV download, built by the server
+ * (`/usage/export` streams each row of the filter once, newest included, however many).
+ */
+async function exportCsv(rangeMs, scope) {
+  const from = new Date(Date.now() - rangeMs).toISOString();
+  const q = [`format=csv`, `from=${encodeURIComponent(from)}`, ...scope].filter(Boolean).join('&');
+  let blob;
+  try {
+    const res = await fetch(`/admin/v1/usage/export?${q}`, { credentials: 'same-origin' });
+    if (!res.ok) {
+      const data = await res.json().catch(() => ({}));
+      toast(data?.error?.message ?? `Export failed: HTTP ${res.status}`);
+      return;
+    }
+    // A connection cut before the end (the server failed midway) rejects here.
+    blob = await res.blob();
+  } catch {
+    toast('Export failed: the download was cut short. Try again.');
+    return;
+  }
   const a = h('a', {
-    href: URL.createObjectURL(new Blob([csv], { type: 'text/csv' })),
+    href: URL.createObjectURL(blob),
     download: `usage-${new Date().toISOString().slice(0, 10)}.csv`,
   });
   document.body.append(a);

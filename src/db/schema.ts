@@ -79,9 +79,38 @@ export interface UsageDailyTable {
   protection_cost_pusd: Int8;
 }
 
+export interface BudgetCountersTable {
+  scope: string;
+  scope_id: string;
+  period: string;
+  period_start: Timestamp;
+  spent_pusd: Int8;
+  reserved_pusd: Int8;
+}
+
+export interface BudgetReservationsTable {
+  id: string;
+  scope: string;
+  scope_id: string;
+  period: string;
+  period_start: Timestamp;
+  amount_pusd: Int8;
+  expires_at: Timestamp;
+}
+
+export interface TeamBudgetsTable {
+  team: string;
+  amount_micros: Int8;
+  period: string;
+  updated_at: ColumnType<Date, Date | string | undefined, Date | string>;
+}
+
 export interface Database {
   api_keys: ApiKeysTable;
   api_key_secrets: ApiKeySecretsTable;
   usage_ledger: UsageLedgerTable;
   usage_daily: UsageDailyTable;
+  budget_counters: BudgetCountersTable;
+  budget_reservations: BudgetReservationsTable;
+  team_budgets: TeamBudgetsTable;
 }

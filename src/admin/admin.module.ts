@@ -11,6 +11,7 @@ import { CatalogModule } from '../catalog/catalog.module';
 import { ConsoleSessionModule } from '../console/console-session.module';
 import { AdminKeysController } from './admin-keys.controller';
 import { AdminModelsController } from './admin-models.controller';
+import { AdminTeamsController } from './admin-teams.controller';
 import { AdminUsageController } from './admin-usage.controller';
 import { AdminAuth, AdminGuard } from './admin.guard';
 import { KeySelfController } from './key-self.controller';
@@ -44,6 +45,7 @@ class AdminBodyParser {
     AdminKeysController,
     AdminUsageController,
     AdminModelsController,
+    AdminTeamsController,
     KeySelfController,
   ],
   providers: [AdminAuth, AdminGuard, AdminBodyParser],

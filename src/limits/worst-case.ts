@@ -20,7 +20,9 @@ const max = (a: bigint, b: bigint): bigint => (a > b ? a : b);
  * estimator's stated tolerance, so that a real count within that tolerance stays covered.
  */
 export function reservedPromptTokens(estimate: number, family: string): number {
-  return Math.ceil(estimate * (1 + familyProfile(family).tolerance));
+  // In thousandths, so that 100 tokens at 10% are 110, not 110.00000000000001 rounded up.
+  const permille = Math.round(familyProfile(family).tolerance * 1000);
+  return estimate + Math.ceil((estimate * permille) / 1000);
 }
 
 /**

@@ -186,7 +186,7 @@ export class LimitsService implements OnModuleInit, OnApplicationShutdown {
       info !== undefined && facts.tokenFree !== true && this.budgets?.applies(info)
         ? this.budgets.reserve(
             info,
-            this.worstCase(facts, model, info, req, requestedOutput),
+            this.worstCase(facts, model, info, req, requestedOutput, estimate),
             req,
             res,
           )
@@ -206,6 +206,7 @@ export class LimitsService implements OnModuleInit, OnApplicationShutdown {
     info: ApiKeyInfo,
     req: GatewayRequest,
     requestedOutput: number | undefined,
+    estimate: (m: CatalogModel) => number,
   ): bigint {
     if (model === undefined) {
       return 0n;
@@ -220,12 +221,15 @@ export class LimitsService implements OnModuleInit, OnApplicationShutdown {
       (m) => m.provider.available && keyMayUseModel(info, m.id),
       asked,
     );
-    const counted = new Map<string, number>();
+    const byFamily = new Map<string, number>();
     return worstCaseCost(models, requestedOutput, (family) => {
-      let tokens = counted.get(family);
+      let tokens = byFamily.get(family);
       if (tokens === undefined) {
-        tokens = reservedPromptTokens(estimatePromptTokens(facts, family), family);
-        counted.set(family, tokens);
+        // The requested model's count is the one the token rate limit charges too.
+        const counted =
+          family === model.family ? estimate(model) : estimatePromptTokens(facts, family);
+        tokens = reservedPromptTokens(counted, family);
+        byFamily.set(family, tokens);
       }
       return tokens;
     });

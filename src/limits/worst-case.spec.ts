@@ -47,20 +47,28 @@ describe('worst-case cost of a request', () => {
   });
 
   it('prices every prompt token at the dearest input price: a cache write beats fresh input', () => {
-    expect(worstCaseOfModel(claude, 1000, 1)).toBe(1000n * 3_750_000n + 15_000_000n);
+    expect(worstCaseOfModel(claude, 1000, 2000)).toBe(1000n * 3_750_000n + 2000n * 15_000_000n);
   });
 
   it('is never below the real cost of any usage within its prompt count and output cap', () => {
     const prices = tokenPrices(claude.pricing);
-    const worst = worstCaseOfModel(claude, 2000, 300);
+    const worst = worstCaseOfModel(claude, 2000, 3000);
     for (const usage of [
-      { inputTokens: 2000, outputTokens: 300 },
-      { inputTokens: 2000, outputTokens: 300, cachedInputTokens: 1500 },
-      { inputTokens: 2000, outputTokens: 300, cacheWriteInputTokens: 2000 },
-      { inputTokens: 2000, outputTokens: 100, reasoningTokens: 300 },
+      { inputTokens: 2000, outputTokens: 3000 },
+      { inputTokens: 2000, outputTokens: 3000, cachedInputTokens: 1500 },
+      { inputTokens: 2000, outputTokens: 3000, cacheWriteInputTokens: 2000 },
+      { inputTokens: 2000, outputTokens: 100, reasoningTokens: 3000 },
     ]) {
       expect(costPico(usage, prices)).toBeLessThanOrEqual(worst);
     }
+  });
+
+  it('adds the thinking floor a Messages model with reasoning may add to a small output cap', () => {
+    const thinking = { ...claude, capabilities: { ...claude.capabilities, reasoning: true } };
+    expect(worstCaseOfModel(thinking, 0, 100)).toBe((100n + 1024n) * 15_000_000n);
+    expect(worstCaseOfModel(thinking, 0, 2000)).toBe(2000n * 15_000_000n);
+    const plain = { ...claude, capabilities: { ...claude.capabilities, reasoning: false } };
+    expect(worstCaseOfModel(plain, 0, 100)).toBe(100n * 15_000_000n);
   });
 
   it('is zero for an unpriced model and for no model at all', () => {
@@ -70,11 +78,11 @@ describe('worst-case cost of a request', () => {
 
   it('takes the dearest of the models a request may reach, each with its own tokenizer count', () => {
     const families: string[] = [];
-    const worst = worstCaseCost([cheap, gpt, claude], 100, (family) => {
+    const worst = worstCaseCost([cheap, gpt, claude], 2000, (family) => {
       families.push(family);
       return family === 'anthropic' ? 60 : 50;
     });
-    expect(worst).toBe(worstCaseOfModel(claude, 60, 100));
+    expect(worst).toBe(worstCaseOfModel(claude, 60, 2000));
     expect(families).toEqual(['openai', 'openai', 'anthropic']);
   });
 

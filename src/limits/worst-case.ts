@@ -16,6 +16,13 @@ function pricesOf(model: CatalogModel): TokenPrices {
 const max = (a: bigint, b: bigint): bigint => (a > b ? a : b);
 
 /**
+ * Anthropic's smallest thinking budget. A reasoning request translated to Messages with an
+ * output cap this small gets its `max_tokens` raised by it (to-anthropic.ts), so such a
+ * model may answer with this many tokens more than the client asked.
+ */
+const THINKING_FLOOR = 1024;
+
+/**
  * Prompt tokens a budget reserves for: the estimate the limits count, raised by the family
  * estimator's stated tolerance, so that a real count within that tolerance stays covered.
  */
@@ -38,7 +45,14 @@ export function worstCaseOfModel(
 ): bigint {
   const p = pricesOf(model);
   const input = max(p.input, max(p.cachedInput, p.cacheWrite));
-  const output = requestedOutput ?? model.maxOutputTokens;
+  let output = requestedOutput ?? model.maxOutputTokens;
+  if (
+    model.upstreamApi === 'messages' &&
+    model.capabilities.reasoning &&
+    output <= THINKING_FLOOR
+  ) {
+    output += THINKING_FLOOR;
+  }
   return BigInt(promptTokens) * input + BigInt(output) * p.output;
 }
 

@@ -3,8 +3,9 @@ import { h, setSession, stateBox } from './ui.js';
 import { keysPage } from './keys.js';
 import { usagePage } from './usage.js';
 import { modelsPage } from './models.js';
+import { teamsPage } from './teams.js';
 
-const PAGES = { keys: keysPage, usage: usagePage, models: modelsPage };
+const PAGES = { keys: keysPage, teams: teamsPage, usage: usagePage, models: modelsPage };
 
 async function render() {
   const name = location.hash.replace(/^#\//, '').split('?')[0] || 'keys';

@@ -160,6 +160,26 @@ function budgetSuite(backend: () => Promise<StoreBackend>): void {
     expect(small.choices[0].message.content).toBe('ok');
   });
 
+  it('reserves the whole context window for a prompt the gateway cannot count (web search)', async () => {
+    const { key } = await createKey(gw, {
+      name: 'searcher',
+      budget: { amount_usd: 0.1, period: 'day' },
+    });
+    const client = new OpenAI({ baseURL: gw.baseURL, apiKey: key, maxRetries: 0 });
+    const body = {
+      model: 'test-gpt',
+      max_tokens: 10,
+      messages: [SYSTEM, { role: 'user' as const, content: 'Hi' }],
+    };
+    expect((await client.chat.completions.create(body)).choices[0].message.content).toBe('ok');
+    // 128,000 prompt tokens at $1.25 per million: $0.16 does not fit in what is left of $0.1.
+    const err = await rejection(
+      client.chat.completions.create({ ...body, web_search_options: {} } as typeof body),
+    );
+    expect(err).toBeInstanceOf(OpenAI.RateLimitError);
+    expect(err.error.message).toMatch(/worst-case cost .* is \$0\.1601/);
+  });
+
   it('settles the reservation to nothing when the upstream fails', async () => {
     const { id, key } = await createKey(gw, {
       name: 'failing',
@@ -292,9 +312,9 @@ function budgetSuite(backend: () => Promise<StoreBackend>): void {
     expect((await member('/teams/ads/budget')).status).toBe(404);
     const listed = (await (await member('/teams')).json()) as any;
     expect(listed.data.map((t: any) => t.team)).toEqual(['search']);
-    expect(
-      (await member('/teams/search/budget', 'PUT', { amount_usd: 100, period: 'month' })).status,
-    ).toBe(403);
+    const put = await member('/teams/search/budget', 'PUT', { amount_usd: 100, period: 'month' });
+    expect(put.status).toBe(403);
+    expect(((await put.json()) as any).error.code).toBe('admin_only');
     // Raising it lets the team spend again, on every key at once.
     await admin(gw, 'PUT', '/teams/search/budget', { amount_usd: 1, period: 'month' });
     expect(await chat(gw, a.key)).toBe('ok');

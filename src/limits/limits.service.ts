@@ -222,7 +222,11 @@ export class LimitsService implements OnModuleInit, OnApplicationShutdown {
       asked,
     );
     const byFamily = new Map<string, number>();
-    return worstCaseCost(models, requestedOutput, (family) => {
+    return worstCaseCost(models, requestedOutput, ({ family, contextWindow }) => {
+      if (facts.uncountedInput === true) {
+        // The provider reads more than the gateway can count: at most a full window.
+        return contextWindow;
+      }
       let tokens = byFamily.get(family);
       if (tokens === undefined) {
         // The requested model's count is the one the token rate limit charges too.

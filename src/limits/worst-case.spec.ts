@@ -77,13 +77,13 @@ describe('worst-case cost of a request', () => {
   });
 
   it('takes the dearest of the models a request may reach, each with its own tokenizer count', () => {
-    const families: string[] = [];
-    const worst = worstCaseCost([cheap, gpt, claude], 2000, (family) => {
-      families.push(family);
-      return family === 'anthropic' ? 60 : 50;
+    const asked: string[] = [];
+    const worst = worstCaseCost([cheap, gpt, claude], 2000, (m) => {
+      asked.push(m.id);
+      return m.family === 'anthropic' ? 60 : 50;
     });
     expect(worst).toBe(worstCaseOfModel(claude, 60, 2000));
-    expect(families).toEqual(['openai', 'openai', 'anthropic']);
+    expect(asked).toEqual(['cheap', 'gpt', 'claude']);
   });
 
   it('raises the prompt estimate by the family tolerance', () => {

@@ -59,17 +59,17 @@ export function worstCaseOfModel(
 /**
  * The worst case over every model the request may reach (the requested one, its fallbacks,
  * the client's own fallback list): retries and fallbacks bill only the attempt that answers,
- * so the dearest of them bounds the request. `promptTokens(family)` counts the prompt for a
- * tokenizer family; 0 when no model is known (no price, nothing to reserve).
+ * so the dearest of them bounds the request. `promptTokens(m)` counts the prompt for a
+ * model; 0 when no model is known (no price, nothing to reserve).
  */
 export function worstCaseCost(
   models: readonly CatalogModel[],
   requestedOutput: number | undefined,
-  promptTokens: (family: string) => number,
+  promptTokens: (m: CatalogModel) => number,
 ): bigint {
   let worst = 0n;
   for (const m of models) {
-    worst = max(worst, worstCaseOfModel(m, promptTokens(m.family), requestedOutput));
+    worst = max(worst, worstCaseOfModel(m, promptTokens(m), requestedOutput));
   }
   return worst;
 }

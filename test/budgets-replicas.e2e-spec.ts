@@ -14,12 +14,13 @@ describeWithPostgres('budgets shared by two replicas (PostgreSQL)', () => {
   let upstream: FakeUpstream;
   let a: TestGateway;
   let b: TestGateway;
+  let env: Record<string, string>;
 
   beforeAll(async () => {
     db = await createTestDatabase('budget_replicas');
     upstream = await new FakeUpstream().start();
     answerWithFullOutput(upstream);
-    const env = {
+    env = {
       CATALOG_PATH: pricedCatalog(upstream.url),
       GATEWAY_ADMIN_TOKEN: ADMIN_TOKEN,
       KEY_STORE: 'database',
@@ -75,6 +76,50 @@ describeWithPostgres('budgets shared by two replicas (PostgreSQL)', () => {
     expect(counter).toMatchObject({ spent: total.cost, reserved: 0n, reservations: 0 });
     // Later requests on either replica are refused too: the counter is shared, not cached.
     expect(await burst(key, 4)).toBe(0);
+  }, 30_000);
+
+  it('settles a stream cut by a replica shutting down before that replica lets go of the database', async () => {
+    const c = await startGateway({ ...env, SHUTDOWN_TIMEOUT_MS: '300' });
+    const { id, key } = await createKey(a, {
+      name: 'drained',
+      budget: { amount_usd: 1, period: 'day' },
+    });
+    const base = { id: 'c', object: 'chat.completion.chunk', created: 1, model: 'upstream-gpt' };
+    upstream.on('/v1/chat/completions', () => ({
+      sse: [{ ...base, choices: [{ index: 0, delta: { role: 'assistant', content: 'Hel' } }] }],
+      after: 'hold',
+    }));
+    try {
+      const stream = await new OpenAI({
+        baseURL: c.baseURL,
+        apiKey: key,
+        maxRetries: 0,
+      }).chat.completions.create({
+        model: 'test-gpt',
+        max_tokens: 1000,
+        stream: true,
+        messages: [
+          { role: 'system', content: 'You are a test double.' },
+          { role: 'user', content: 'Hi' },
+        ],
+      });
+      const reading = (async () => {
+        for await (const _ of stream) {
+          // until the replica cuts it
+        }
+      })().catch(() => undefined);
+      expect((await counterOf(a, 'key', id)).reservations).toBe(1);
+      await c.close();
+      await reading;
+    } finally {
+      answerWithFullOutput(upstream);
+      await c.close();
+    }
+    // Replica C is gone: what it left behind is read through replica A.
+    const counter = await counterOf(a, 'key', id);
+    expect(counter).toMatchObject({ reserved: 0n, reservations: 0 });
+    const row = await ledger('key_id', id, 1);
+    expect(counter.spent).toBe(row.cost);
   }, 30_000);
 
   it('admits across both replicas only what the team budget covers, for all its keys', async () => {

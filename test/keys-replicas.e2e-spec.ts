@@ -22,10 +22,11 @@ import {
 } from './support/postgres';
 
 const SYSTEM = { role: 'system' as const, content: 'You are a test double.' };
-const ask = (client: OpenAI, text = 'Hi') =>
+const ask = (client: OpenAI, text = 'Hi', maxTokens?: number) =>
   client.chat.completions.create({
     model: 'test-gpt',
     messages: [SYSTEM, { role: 'user', content: text }],
+    ...(maxTokens === undefined ? {} : { max_tokens: maxTokens }),
   });
 
 describeWithPostgres('key store shared by two replicas (PostgreSQL)', () => {
@@ -68,6 +69,7 @@ describeWithPostgres('key store shared by two replicas (PostgreSQL)', () => {
     '0001_keys_and_usage',
     '0002_usage_team',
     '0003_object_owners',
+    '0004_budget_reservations',
     '0005_sessions_and_audit',
     '0006_usage_paging',
   ];
@@ -115,18 +117,19 @@ describeWithPostgres('key store shared by two replicas (PostgreSQL)', () => {
   });
 
   it('refuses a spent budget on both replicas', async () => {
-    // Each request costs $0.004275: one on each replica spends more than $0.008.
+    // Each request costs $0.004275: one on each replica spends more than $0.008 (each
+    // reserves about $0.003, a short prompt and 300 output tokens, so both fit).
     const { key } = await createKey(a, {
       name: 'budget',
       budget: { amount_usd: 0.008, period: 'month' },
     });
-    await ask(client(b, key));
-    await ask(client(a, key));
+    await ask(client(b, key), 'Hi', 300);
+    await ask(client(a, key), 'Hi', 300);
     const refused = (e: any): true | undefined =>
       e.status === 429 && e.error.code === 'insufficient_quota' ? true : undefined;
     for (const gw of [a, b]) {
       const { afterMs } = await eventually(
-        () => ask(client(gw, key)).then(() => undefined, refused),
+        () => ask(client(gw, key), 'Hi', 300).then(() => undefined, refused),
         1500,
         'each replica to see the spend of the other',
       );

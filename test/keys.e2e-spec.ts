@@ -263,7 +263,9 @@ function keyStoreSuite(setup: () => Promise<Backend>): void {
   });
 
   it('answers 429 insufficient_quota once the budget is spent, naming the budget and its reset', async () => {
-    // One chat request costs $0.004275: the second one finds the $0.004 spent.
+    // One chat request costs $0.004275: the second one finds the $0.004 spent. The first
+    // fits because its worst case (a short prompt and 300 output tokens) is about $0.003;
+    // the fake upstream then reports more prompt tokens than the gateway sent.
     const { id, key } = await createKey(gw, {
       name: 'budgeted',
       budget: { amount_usd: 0.004, period: 'day' },
@@ -271,11 +273,13 @@ function keyStoreSuite(setup: () => Promise<Backend>): void {
     const client = openai(key);
     await client.chat.completions.create({
       model: 'test-gpt',
+      max_tokens: 300,
       messages: [SYSTEM, { role: 'user', content: 'a' }],
     });
     const err = await rejection(
       client.chat.completions.create({
         model: 'test-gpt',
+        max_tokens: 300,
         messages: [SYSTEM, { role: 'user', content: 'b' }],
       }),
     );
@@ -315,7 +319,11 @@ function keyStoreSuite(setup: () => Promise<Backend>): void {
     await eventually(
       async () =>
         client.chat.completions
-          .create({ model: 'test-gpt', messages: [SYSTEM, { role: 'user', content: 'd' }] })
+          .create({
+            model: 'test-gpt',
+            max_tokens: 300,
+            messages: [SYSTEM, { role: 'user', content: 'd' }],
+          })
           .then(
             () => true,
             () => undefined,

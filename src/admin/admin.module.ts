@@ -13,6 +13,7 @@ import { AdminAuditController } from './admin-audit.controller';
 import { AdminKeysController } from './admin-keys.controller';
 import { AdminSessionsController } from './admin-sessions.controller';
 import { AdminModelsController } from './admin-models.controller';
+import { AdminTeamsController } from './admin-teams.controller';
 import { AdminUsageController } from './admin-usage.controller';
 import { AdminAuth, AdminGuard } from './admin.guard';
 import { KeySelfController } from './key-self.controller';
@@ -48,6 +49,7 @@ class AdminBodyParser {
     AdminModelsController,
     AdminAuditController,
     AdminSessionsController,
+    AdminTeamsController,
     KeySelfController,
   ],
   providers: [AdminAuth, AdminGuard, AdminBodyParser],

@@ -119,16 +119,24 @@ function limits(v: unknown): StoredLimits {
   return out;
 }
 
-function budget(v: unknown): { amountMicros: bigint; period: BudgetPeriod } | null {
+/** A budget body (`{"amount_usd", "period"}`); null clears. `param` names it in errors. */
+export function parseBudget(
+  v: unknown,
+  param = 'budget',
+): { amountMicros: bigint; period: BudgetPeriod } | null {
   if (v === null) {
     return null;
   }
   if (!isObject(v)) {
-    throw bad('budget', 'expected {"amount_usd": number, "period": "day" | "month" | "total"}.');
+    throw bad(
+      param || 'body',
+      'expected {"amount_usd": number, "period": "day" | "month" | "total"}.',
+    );
   }
+  const prefix = param === '' ? '' : `${param}.`;
   for (const field of Object.keys(v)) {
     if (field !== 'amount_usd' && field !== 'period') {
-      throw bad(`budget.${field}`, 'unknown field; expected amount_usd and period.');
+      throw bad(`${prefix}${field}`, 'unknown field; expected amount_usd and period.');
     }
   }
   const amount = own(v, 'amount_usd');
@@ -138,11 +146,11 @@ function budget(v: unknown): { amountMicros: bigint; period: BudgetPeriod } | nu
     amount < 0 ||
     amount > MAX_BUDGET_USD
   ) {
-    throw bad('budget.amount_usd', `expected a number of dollars from 0 to ${MAX_BUDGET_USD}.`);
+    throw bad(`${prefix}amount_usd`, `expected a number of dollars from 0 to ${MAX_BUDGET_USD}.`);
   }
   const period = own(v, 'period');
   if (!BUDGET_PERIODS.includes(period as BudgetPeriod)) {
-    throw bad('budget.period', `expected one of ${BUDGET_PERIODS.join(', ')}.`);
+    throw bad(`${prefix}period`, `expected one of ${BUDGET_PERIODS.join(', ')}.`);
   }
   return { amountMicros: usdToUnits(amount, 6), period: period as BudgetPeriod };
 }
@@ -200,7 +208,7 @@ export function parseKeyBody(
   const rawLimits = get('limits');
   changes.limits = rawLimits === undefined ? undefined : limits(rawLimits);
   const rawBudget = get('budget');
-  changes.budget = rawBudget === undefined ? undefined : budget(rawBudget);
+  changes.budget = rawBudget === undefined ? undefined : parseBudget(rawBudget);
   const rawMetadata = get('metadata');
   changes.metadata = rawMetadata === undefined ? undefined : metadata(rawMetadata);
   if (partial && Object.values(changes).every((v) => v === undefined)) {

@@ -45,6 +45,11 @@ export interface RequestContext {
    * priced when the client left before the upstream reported usage. Lazy: rarely needed.
    */
   estimateUsage?: () => CanonicalUsage;
+  /**
+   * The request's budget reservation, settled once with the ledger row's costs when the
+   * response closes (absent: the key and its team have no budget).
+   */
+  budgetHold?: { settle(cost: { costPico: bigint; protectionCostPico: bigint }): void };
   /** Called before an error envelope is written (protections settle their verdicts). */
   beforeErrorResponse?: () => void;
   /** Set when an error response was produced, for the log line. */

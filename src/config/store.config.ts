@@ -55,6 +55,11 @@ export class StoreEnv {
   @Expose() @Type(() => Number) @IsInt() @Min(100) USAGE_BUFFER_MAX_ROWS = 100_000;
   /** Whether protection judge calls count against the client key's budget. */
   @Expose() @EnvBool() BUDGET_COUNT_PROTECTIONS = false;
+  /**
+   * How long a budget reservation counts when its request never settles it (the replica
+   * died); longer than any request may run.
+   */
+  @Expose() @Type(() => Number) @IsInt() @Min(1_000) BUDGET_RESERVATION_TTL_MS = 600_000;
 }
 
 /** Production with the key store on and neither DATABASE_URL nor DATA_DIR: refused. */
@@ -76,6 +81,7 @@ export interface StoreConfig {
   flushIntervalMs: number;
   bufferMaxRows: number;
   budgetCountsProtections: boolean;
+  budgetReservationTtlMs: number;
 }
 
 export const storeConfig = registerAs('store', (): StoreConfig => {
@@ -93,5 +99,6 @@ export const storeConfig = registerAs('store', (): StoreConfig => {
     flushIntervalMs: env.USAGE_FLUSH_INTERVAL_MS,
     bufferMaxRows: env.USAGE_BUFFER_MAX_ROWS,
     budgetCountsProtections: env.BUDGET_COUNT_PROTECTIONS,
+    budgetReservationTtlMs: env.BUDGET_RESERVATION_TTL_MS,
   };
 });

@@ -3,7 +3,7 @@ import { Logger } from '@nestjs/common';
 import { Client, type ClientConfig } from 'pg';
 
 /** Channels the gateway publishes on; payloads are short JSON strings. */
-export type DbChannel = 'gw_keys' | 'gw_usage' | 'gw_console';
+export type DbChannel = 'gw_keys' | 'gw_usage' | 'gw_console' | 'gw_team_budgets';
 
 /**
  * Change notifications between replicas. With PostgreSQL they are `LISTEN/NOTIFY`; with
@@ -42,7 +42,7 @@ export class LocalEvents implements DbEvents {
   }
 }
 
-const CHANNELS: DbChannel[] = ['gw_keys', 'gw_usage', 'gw_console'];
+const CHANNELS: DbChannel[] = ['gw_keys', 'gw_usage', 'gw_console', 'gw_team_budgets'];
 
 /**
  * PostgreSQL `LISTEN` on one dedicated connection, reconnected with backoff when it

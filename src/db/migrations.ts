@@ -120,6 +120,46 @@ const MIGRATIONS: Record<string, Migration> = {
       await sql`CREATE INDEX object_owners_parent ON object_owners (parent_id)`.execute(db);
     },
   },
+  '0004_budget_reservations': {
+    async up(db: Kysely<unknown>): Promise<void> {
+      // What each budget (a key's or a team's) has spent and holds reserved in one period:
+      // the row every replica's reservation updates atomically, so concurrent requests on
+      // any number of replicas cannot reserve past the limit together.
+      await sql`
+        CREATE TABLE budget_counters (
+          scope text NOT NULL CHECK (scope IN ('key', 'team')),
+          scope_id text NOT NULL,
+          period text NOT NULL CHECK (period IN ('day', 'month', 'total')),
+          period_start timestamptz NOT NULL,
+          spent_pusd bigint NOT NULL DEFAULT 0,
+          reserved_pusd bigint NOT NULL DEFAULT 0,
+          PRIMARY KEY (scope, scope_id, period, period_start)
+        )`.execute(db);
+      // One row per request and budget while its answer runs; one that outlives its expiry
+      // (the replica crashed) is swept and stops counting.
+      await sql`
+        CREATE TABLE budget_reservations (
+          id uuid NOT NULL,
+          scope text NOT NULL,
+          scope_id text NOT NULL,
+          period text NOT NULL,
+          period_start timestamptz NOT NULL,
+          amount_pusd bigint NOT NULL CHECK (amount_pusd >= 0),
+          expires_at timestamptz NOT NULL,
+          PRIMARY KEY (id, scope)
+        )`.execute(db);
+      await sql`CREATE INDEX budget_reservations_expiry ON budget_reservations (expires_at)`.execute(
+        db,
+      );
+      await sql`
+        CREATE TABLE team_budgets (
+          team text PRIMARY KEY,
+          amount_micros bigint NOT NULL CHECK (amount_micros >= 0),
+          period text NOT NULL CHECK (period IN ('day', 'month', 'total')),
+          updated_at timestamptz NOT NULL DEFAULT now()
+        )`.execute(db);
+    },
+  },
   '0005_sessions_and_audit': {
     async up(db: Kysely<unknown>): Promise<void> {
       // Console sessions kept server-side, so that signing out, an admin ending them or a

@@ -133,6 +133,32 @@ export interface AuditLogTable {
   outcome: string;
 }
 
+export interface BudgetCountersTable {
+  scope: string;
+  scope_id: string;
+  period: string;
+  period_start: Timestamp;
+  spent_pusd: Int8;
+  reserved_pusd: Int8;
+}
+
+export interface BudgetReservationsTable {
+  id: string;
+  scope: string;
+  scope_id: string;
+  period: string;
+  period_start: Timestamp;
+  amount_pusd: Int8;
+  expires_at: Timestamp;
+}
+
+export interface TeamBudgetsTable {
+  team: string;
+  amount_micros: Int8;
+  period: string;
+  updated_at: ColumnType<Date, Date | string | undefined, Date | string>;
+}
+
 export interface Database {
   api_keys: ApiKeysTable;
   api_key_secrets: ApiKeySecretsTable;
@@ -142,4 +168,7 @@ export interface Database {
   console_sessions: ConsoleSessionsTable;
   console_signin_throttle: ConsoleSigninThrottleTable;
   audit_log: AuditLogTable;
+  budget_counters: BudgetCountersTable;
+  budget_reservations: BudgetReservationsTable;
+  team_budgets: TeamBudgetsTable;
 }

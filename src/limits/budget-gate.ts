@@ -1,4 +1,5 @@
-import type { KeyBudget } from '../auth/key-policy';
+import type { ApiKeyInfo } from '../auth/api-key.service';
+import type { GatewayRequest, GatewayResponse } from '../common/request-context';
 
 /**
  * Spending caps, as the limits see them: whether a key may start another request. The
@@ -6,10 +7,21 @@ import type { KeyBudget } from '../auth/key-policy';
  */
 export interface BudgetGate {
   /**
-   * Returns (or resolves) when the key may spend; throws BudgetExceededError when its
-   * budget for the current period is spent. Synchronous once the key's spend is known.
+   * Whether the key or its team has a budget. Synchronous and free: a key without one pays
+   * nothing more on the request path.
    */
-  check(keyId: string, budget: KeyBudget, now: number): void | Promise<void>;
+  applies(key: ApiKeyInfo): boolean;
+  /**
+   * Reserves `worstCasePico` against the key's budget and its team's, shared by every
+   * replica, and leaves on the request what settles the reservation to the real cost when
+   * the response closes. Throws BudgetExceededError when it does not fit.
+   */
+  reserve(
+    key: ApiKeyInfo,
+    worstCasePico: bigint,
+    req: GatewayRequest,
+    res: GatewayResponse,
+  ): Promise<void>;
 }
 
 export const BUDGET_GATE = Symbol('BUDGET_GATE');

@@ -20,6 +20,12 @@ export interface LimitFacts {
   stream: boolean;
   /** True when the request generates nothing, so token limits do not apply. */
   tokenFree?: boolean;
+  /**
+   * True when the provider may read input the gateway cannot count: conversation state it
+   * stores, encrypted reasoning, results of its built-in tools (web search...). A budget
+   * then reserves the model's whole context window for the prompt.
+   */
+  uncountedInput?: boolean;
   /** Every piece of prompt text the model reads: instructions, messages, tool schemas. */
   texts: string[];
 }

@@ -45,16 +45,19 @@ import {
   snapshotOf,
 } from './rate/rate-plan';
 import { rememberContextFallback } from '../resilience/context-fallback';
+import { FALLBACKS_HEADER } from '../resilience/fallback-plan';
 import {
   estimatePromptTokens,
   windowEstimates,
   preloadFamilies,
   promptTokensUpperBound,
 } from './tokens/token-estimator';
+import { reachableModels, reservedPromptTokens, worstCaseCost } from './worst-case';
 
 /**
  * Admission of one request, before any upstream call: request limits (400), the key's
- * model scope (403), its budget (429 insufficient_quota), then rate limits (429) for the
+ * model scope (403), its budget and its team's (429 insufficient_quota: the worst-case cost
+ * is reserved, see the usage module's ReservingBudgetGate), then rate limits (429) for the
  * client key, atomically across every dimension that applies. When
  * the response closes, the token reservation is corrected with the real usage and the
  * stream slot is released. The in-memory store answers synchronously, so on that path
@@ -177,11 +180,63 @@ export class LimitsService implements OnModuleInit, OnApplicationShutdown {
           requestedOutput ?? Math.min(this.config.defaultOutputTokens, model.maxOutputTokens),
       });
     }
-    const budget = info?.budget;
-    const gate = budget && this.budgets ? this.budgets.check(keyId, budget, Date.now()) : undefined;
+    // Only a key with a budget (its own or its team's) pays for the worst case and the
+    // reservation; a request that generates nothing costs nothing.
+    const gate =
+      info !== undefined && facts.tokenFree !== true && this.budgets?.applies(info)
+        ? this.budgets.reserve(
+            info,
+            this.worstCase(facts, model, info, req, requestedOutput, estimate),
+            req,
+            res,
+          )
+        : undefined;
     const rateLimit = (): true | Promise<true> =>
       this.rateLimit(facts, model, keyId, info, req, res, estimate, requestedOutput);
     return gate instanceof Promise ? gate.then(rateLimit) : rateLimit();
+  }
+
+  /**
+   * The request's worst-case cost over every model it may reach (see worst-case.ts); 0 for a
+   * model the catalog does not know (it has no price, and the router refuses it).
+   */
+  private worstCase(
+    facts: LimitFacts,
+    model: CatalogModel | undefined,
+    info: ApiKeyInfo,
+    req: GatewayRequest,
+    requestedOutput: number | undefined,
+    estimate: (m: CatalogModel) => number,
+  ): bigint {
+    if (model === undefined) {
+      return 0n;
+    }
+    const header = req.headers[FALLBACKS_HEADER];
+    const bodyModels = (req.body as { models?: unknown } | undefined)?.models;
+    const asked =
+      typeof header === 'string' ? header.split(',') : Array.isArray(bodyModels) ? bodyModels : [];
+    const models = reachableModels(
+      model,
+      (id) => this.catalog.find(id),
+      (m) => m.provider.available && keyMayUseModel(info, m.id),
+      asked,
+    );
+    const byFamily = new Map<string, number>();
+    return worstCaseCost(models, requestedOutput, ({ family, contextWindow }) => {
+      if (facts.uncountedInput === true) {
+        // The provider reads more than the gateway can count: at most a full window.
+        return contextWindow;
+      }
+      let tokens = byFamily.get(family);
+      if (tokens === undefined) {
+        // The requested model's count is the one the token rate limit charges too.
+        const counted =
+          family === model.family ? estimate(model) : estimatePromptTokens(facts, family);
+        tokens = reservedPromptTokens(counted, family);
+        byFamily.set(family, tokens);
+      }
+      return tokens;
+    });
   }
 
   private rateLimit(

@@ -23,8 +23,9 @@ interface Entry {
 }
 
 /**
- * Spend per key in its budget period, in pico-dollars, kept in process so that the
- * budget check needs no database round trip. It is the database's daily totals (read
+ * Spend per key in its budget period, in pico-dollars, as the ledger has it, for what a key
+ * is shown (`GET /v1/key`, the admin key lists); the budget itself is enforced by the
+ * reservations of ReservingBudgetGate. Kept in process: it is the database's daily totals (read
  * once per key and period, and again whenever another replica reports a flush) plus
  * this replica's requests that finished but are not yet flushed. A read that overlaps a
  * flush of the same key is discarded and repeated, so nothing is counted twice or missed.

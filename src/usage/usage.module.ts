@@ -14,18 +14,21 @@ import type { AllConfig } from '../config';
 import { DATABASE } from '../db/db.module';
 import type { OpenDatabase } from '../db/database';
 import { BUDGET_GATE } from '../limits/budget-gate';
-import { SpendBudgetGate } from './budget.gate';
+import { BudgetCounters } from './budget-counters';
+import { ReservingBudgetGate } from './budget.gate';
 import { USAGE_REPOSITORY, type UsageRepository } from './ledger-row';
 import { LedgerWriter } from './ledger.writer';
 import { LedgerRetention } from './retention';
 import { SpendTracker } from './spend.tracker';
+import { TeamBudgets } from './team-budgets';
 import { KyselyUsageRepository } from './usage.repository';
 import { UsageRecorder } from './usage.recorder';
 import { UsageLedgerOffError } from '../common/errors/gateway-errors';
 
 /**
  * The usage pipeline of one replica: recorder → writer → database, with the spend
- * tracker fed from both ends. Null members when KEY_STORE=off.
+ * tracker fed from both ends, and the budgets: counters and reservations (settled by the
+ * recorder when a request ends) and the team budgets. Null members when KEY_STORE=off.
  */
 @Injectable()
 export class UsagePipeline implements OnModuleInit, OnApplicationShutdown {
@@ -33,6 +36,9 @@ export class UsagePipeline implements OnModuleInit, OnApplicationShutdown {
   readonly spend: SpendTracker | null;
   readonly ledger: LedgerWriter | null;
   readonly recorder: UsageRecorder | null;
+  readonly counters: BudgetCounters | null;
+  readonly teams: TeamBudgets | null;
+  readonly budgets: ReservingBudgetGate | null;
   private readonly retention: LedgerRetention | null;
   private readonly instanceId = randomUUID();
 
@@ -60,6 +66,7 @@ export class UsagePipeline implements OnModuleInit, OnApplicationShutdown {
     const store = config.get('store', { infer: true });
     if (!database) {
       this.repo = this.spend = this.ledger = this.recorder = this.retention = null;
+      this.counters = this.teams = this.budgets = null;
       return;
     }
     this.repo = new KyselyUsageRepository(database.db);
@@ -70,12 +77,20 @@ export class UsagePipeline implements OnModuleInit, OnApplicationShutdown {
       instanceId: this.instanceId,
     });
     this.recorder = new UsageRecorder(catalog, this.ledger);
+    this.counters = new BudgetCounters(database.db, store.budgetCountsProtections);
+    this.teams = new TeamBudgets(database.db, database.events);
+    this.budgets = new ReservingBudgetGate(
+      this.counters,
+      this.teams,
+      store.budgetCountsProtections,
+      store.budgetReservationTtlMs,
+    );
     this.retention = new LedgerRetention(this.repo, store.retentionDays);
   }
 
-  onModuleInit(): void {
-    const { database, ledger, spend } = this;
-    if (!database || !ledger || !spend) {
+  async onModuleInit(): Promise<void> {
+    const { database, ledger, spend, budgets, teams } = this;
+    if (!database || !ledger || !spend || !budgets || !teams) {
       return;
     }
     database.events.subscribe('gw_usage', (payload) => {
@@ -90,14 +105,20 @@ export class UsagePipeline implements OnModuleInit, OnApplicationShutdown {
     });
     // The pool must outlive the last flush, whichever shutdown hook Nest calls first.
     database.beforeClose(() => ledger.close());
+    // Requests drained at shutdown settle their reservations before the pool goes too.
+    database.beforeClose(() => budgets.close());
     ledger.start();
     this.retention?.start();
+    budgets.start();
+    await teams.start();
   }
 
   async onApplicationShutdown(): Promise<void> {
     this.retention?.stop();
     this.spend?.close();
+    this.teams?.stop();
     await this.ledger?.close();
+    await this.budgets?.close();
   }
 }
 
@@ -113,8 +134,7 @@ export class UsagePipeline implements OnModuleInit, OnApplicationShutdown {
     {
       provide: BUDGET_GATE,
       inject: [UsagePipeline],
-      useFactory: (pipeline: UsagePipeline): SpendBudgetGate | null =>
-        pipeline.spend ? new SpendBudgetGate(pipeline.spend) : null,
+      useFactory: (pipeline: UsagePipeline): ReservingBudgetGate | null => pipeline.budgets,
     },
     {
       provide: USAGE_REPOSITORY,

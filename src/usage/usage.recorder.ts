@@ -27,6 +27,8 @@ function outcomeOf(req: GatewayRequest, res: GatewayResponse): Outcome {
   return res.statusCode >= 400 || ctx.errorCode ? 'error' : 'completed';
 }
 
+const NO_COST = { costPico: 0n, protectionCostPico: 0n } as const;
+
 /** Longest model name a ledger row keeps of what the client asked for. */
 export const MAX_LEDGER_MODEL_CHARS = 256;
 
@@ -62,10 +64,14 @@ export class UsageRecorder {
   ended(req: GatewayRequest, res: GatewayResponse): void {
     const keyId = req.ctx.keyId;
     const endpoint = keyId === undefined ? undefined : endpointOfPath(req.path);
+    let row: LedgerRow | undefined;
     if (keyId !== undefined && endpoint !== undefined) {
       // The SSE writer marks the first event written: time to first token on streams.
-      this.sink.enqueue(this.rowOf(req, res, keyId, endpoint, observedRequest(req)?.firstEventAt));
+      row = this.rowOf(req, res, keyId, endpoint, observedRequest(req)?.firstEventAt);
+      this.sink.enqueue(row);
     }
+    // The budget reservation becomes exactly what the ledger row says the request cost.
+    req.ctx.budgetHold?.settle(row ?? NO_COST);
   }
 
   private rowOf(

@@ -191,6 +191,40 @@ describeWithChromium('console in a real browser', () => {
     });
   });
 
+  it('sets a team budget in the page and shows its spend and reservations; a member only reads it', async () => {
+    await adminCall('POST', '/keys', { name: 'team-d-key', owner: 'team-d' });
+    await page.click('nav a:text("Teams")');
+    await page.click('button:text("Set team budget")');
+    await page.fill('#t-team', 'team-d');
+    await page.fill('#t-amount', '12.5');
+    await page.selectOption('#t-period', 'month');
+    await page.click('dialog button:text("Save")');
+    const row = 'tr[data-team="team-d"]';
+    await page.waitForSelector(`${row} td.spend:text("$12.50 per month")`);
+    expect(await page.textContent(`${row} td.team-spent`)).toBe('$0.0000');
+    expect(await page.textContent(`${row} td.team-reserved`)).toBe('$0.0000');
+    expect(await adminCall('GET', '/teams/team-d/budget')).toMatchObject({
+      budget: { amount_usd: 12.5, period: 'month' },
+      spend: { spent_usd: 0, reserved_usd: 0, remaining_usd: 12.5 },
+    });
+    const member = await browser.newContext();
+    try {
+      const dora = await consoleSession(gw, {
+        role: 'member',
+        team: 'team-d',
+        name: 'dora@example.com',
+      });
+      await member.addCookies([{ name: 'gw_console', value: dora.value, url: gw.origin }]);
+      const p = await member.newPage();
+      await p.goto(`${gw.origin}/console/#/teams`);
+      await p.waitForSelector(`${row} td.spend:text("$12.50 per month")`);
+      expect(await p.$('button:text("Set team budget")')).toBeNull();
+      expect(await p.$(`${row} button:text("Edit")`)).toBeNull();
+    } finally {
+      await member.close();
+    }
+  });
+
   it('exports the usage page as CSV: the request made is in it, and no content', async () => {
     const { key } = (await adminCall('POST', '/keys', { name: 'csv-key' })) as { key: string };
     const requestId = `csv-export-${Date.now()}`;

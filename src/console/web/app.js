@@ -4,8 +4,15 @@ import { keysPage } from './keys.js';
 import { usagePage } from './usage.js';
 import { modelsPage } from './models.js';
 import { auditPage } from './audit.js';
+import { teamsPage } from './teams.js';
 
-const PAGES = { keys: keysPage, usage: usagePage, models: modelsPage, audit: auditPage };
+const PAGES = {
+  keys: keysPage,
+  teams: teamsPage,
+  usage: usagePage,
+  models: modelsPage,
+  audit: auditPage,
+};
 
 async function render() {
   const name = location.hash.replace(/^#\//, '').split('?')[0] || 'keys';

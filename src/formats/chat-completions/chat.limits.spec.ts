@@ -100,4 +100,10 @@ describe('chatLimitFacts', () => {
       });
     },
   );
+
+  it('marks web search as input the gateway cannot count', () => {
+    const base = { messages: [{ role: 'user', content: 'Hi' }] };
+    expect(chatLimitFacts(base).uncountedInput).toBeUndefined();
+    expect(chatLimitFacts({ ...base, web_search_options: {} }).uncountedInput).toBe(true);
+  });
 });

@@ -60,6 +60,10 @@ export function chatLimitFacts(body: unknown): LimitFacts {
       pushTool(texts, fn.name, fn.description, fn.parameters);
     }
   }
+  if (body.web_search_options !== undefined) {
+    // Search results reach the model without passing through the gateway.
+    facts.uncountedInput = true;
+  }
   if (isRecord(body.response_format)) {
     pushJson(texts, body.response_format.json_schema);
   }

@@ -75,4 +75,15 @@ describe('messagesLimitFacts', () => {
   it('returns empty facts for a body that is not an object', () => {
     expect(messagesLimitFacts('x')).toMatchObject({ messageCount: 0, messagesParam: 'messages' });
   });
+
+  it('marks a request with server tools as reading input the gateway cannot count', () => {
+    const base = { messages: [{ role: 'user', content: 'U' }] };
+    expect(
+      messagesLimitFacts({ ...base, tools: [{ name: 'f', input_schema: {} }] }).uncountedInput,
+    ).toBeUndefined();
+    expect(
+      messagesLimitFacts({ ...base, tools: [{ type: 'web_search_20250305', name: 'web_search' }] })
+        .uncountedInput,
+    ).toBe(true);
+  });
 });

@@ -85,8 +85,10 @@ export function messagesLimitFacts(body: unknown): LimitFacts {
     if (tool.input_schema !== undefined) {
       pushTool(facts.texts, tool.name, tool.description, tool.input_schema);
     } else {
-      // Server tools (web_search, code_execution...): their configuration as JSON.
+      // Server tools (web_search, code_execution...): their configuration as JSON; what they
+      // find or run is read by the model too, and the gateway never sees it.
       pushJson(facts.texts, tool);
+      facts.uncountedInput = true;
     }
   }
   facts.model = typeof body.model === 'string' ? body.model : undefined;

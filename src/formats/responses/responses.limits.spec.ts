@@ -85,4 +85,20 @@ describe('responsesLimitFacts', () => {
       messagesParam: 'input',
     });
   });
+
+  it('marks input the gateway cannot count: stored state, references, encrypted reasoning, built-in tools', () => {
+    expect(responsesLimitFacts({ input: 'Hi' }).uncountedInput).toBeUndefined();
+    expect(
+      responsesLimitFacts({ input: 'Hi', tools: [{ type: 'custom', name: 'x' }] }).uncountedInput,
+    ).toBeUndefined();
+    for (const body of [
+      { input: 'Hi', previous_response_id: 'resp_1' },
+      { input: 'Hi', conversation: 'conv_1' },
+      { input: [{ type: 'item_reference', id: 'msg_1' }] },
+      { input: [{ type: 'reasoning', summary: [], encrypted_content: 'gAAA' }] },
+      { input: 'Hi', tools: [{ type: 'web_search' }] },
+    ]) {
+      expect(responsesLimitFacts(body).uncountedInput).toBe(true);
+    }
+  });
 });

@@ -65,8 +65,14 @@ export function responsesLimitFacts(body: unknown): LimitFacts {
           facts.contentPartCount++;
           readContent(facts, item.output);
           break;
+        case 'item_reference':
+          facts.uncountedInput = true;
+          break;
         case 'reasoning':
           // Summaries are text the model sees again; encrypted content is not counted.
+          if (typeof item.encrypted_content === 'string') {
+            facts.uncountedInput = true;
+          }
           for (const summary of asArray(item.summary)) {
             facts.contentPartCount++;
             if (isRecord(summary)) {
@@ -89,9 +95,20 @@ export function responsesLimitFacts(body: unknown): LimitFacts {
     if (tool.type === 'function') {
       pushTool(texts, tool.name, tool.description, tool.parameters);
     } else {
-      // Built-in tools (web_search, file_search, mcp...): their configuration as JSON.
+      // Built-in tools (web_search, file_search, mcp...): their configuration as JSON. What
+      // they find is read by the model too, and the gateway never sees it.
       pushJson(texts, tool);
+      if (tool.type !== 'custom') {
+        facts.uncountedInput = true;
+      }
     }
+  }
+  // State the provider stored: earlier turns the model reads again.
+  if (
+    (body.previous_response_id !== undefined && body.previous_response_id !== null) ||
+    (body.conversation !== undefined && body.conversation !== null)
+  ) {
+    facts.uncountedInput = true;
   }
   if (isRecord(body.text) && isRecord(body.text.format)) {
     pushJson(texts, body.text.format.schema);

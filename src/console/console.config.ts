@@ -8,7 +8,6 @@ import {
   IsString,
   IsUrl,
   Matches,
-  MinLength,
   ValidateBy,
   ValidateIf,
 } from 'class-validator';

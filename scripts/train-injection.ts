@@ -44,6 +44,8 @@ import { holdoutReport, losoSummary, pooledLoso, type HoldoutReport } from './in
 
 interface Args extends TrainOptions, DataOptions {
   loso: boolean;
+  /** Leave out only these families (a quick check of the script; the shipped run uses all). */
+  only: string[] | undefined;
   out: string;
 }
 
@@ -53,6 +55,7 @@ function parseArgs(argv: string[]): Args {
     ...DEFAULT_DATA,
     drop: [],
     loso: true,
+    only: undefined,
     out: resolve(__dirname, '..', 'models', 'prompt-injection'),
   };
   const numeric = new Set([
@@ -77,6 +80,8 @@ function parseArgs(argv: string[]): Args {
       args.loso = false;
     } else if (a === '--no-extra') {
       args.extra = false;
+    } else if (a === '--only') {
+      args.only = (argv[(i += 1)] ?? '').split(',');
     } else if (a === '--drop') {
       args.drop.push(argv[(i += 1)] ?? '');
     } else if (a === '--out') {
@@ -146,6 +151,7 @@ function main(): void {
   if (args.loso) {
     folds = leaveOneSourceOut(examples, {
       ...options,
+      only: args.only,
       onFold: (f) =>
         log(
           `  loso ${f.family}: tpr ${f.tpr.toFixed(3)} (${f.positives}) fpr ${f.fpr.toFixed(3)} (${f.negatives})`,

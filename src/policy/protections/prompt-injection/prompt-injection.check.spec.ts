@@ -160,7 +160,7 @@ async function run(
 }
 
 const header = (verdict: string, score: number, stage = false): string =>
-  `${PROMPT_INJECTION_TOOL}=${verdict};score=${score.toFixed(2)}${stage ? ';stage=model' : ''};detector=local`;
+  `${PROMPT_INJECTION_TOOL}=${verdict};score=${score.toFixed(2)}${stage ? ';stage=model' : ''}`;
 
 describe('PromptInjectionCheck: certain parts', () => {
   it('blocks a part at least the margin above the threshold without asking', async () => {

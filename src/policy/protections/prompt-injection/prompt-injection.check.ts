@@ -164,7 +164,9 @@ export class PromptInjectionCheck {
     report.set(PROMPT_INJECTION_TOOL, verdict, {
       score,
       ...(byModel ? { stage } : {}),
-      detector,
+      // An in-process verdict (the built-in model, the default) goes unnamed; a remote
+      // backend is named, and so is the local model standing in for a failed one.
+      ...(backend.remote ? { detector } : {}),
       ...(failed === undefined ? {} : { failed }),
     });
     this.health.record(PROMPT_INJECTION_TOOL, verdict);

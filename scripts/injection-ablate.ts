@@ -41,11 +41,16 @@ const CONFIGS = new Map<string, Config>(
   } satisfies Record<string, Config>),
 );
 
+/** `lang` values that are not one non-English language. */
+const NOT_A_LANGUAGE = new Set(['en', 'code', 'en/de', 'mixed', 'multi', '(none)']);
+
 function line(name: string, l: LosoSummary): string {
   const pct = (x: number | undefined): string =>
     x === undefined || Number.isNaN(x) ? '     -' : `${(x * 100).toFixed(1)}%`.padStart(6);
   const slice = (k: string): number | undefined => l.pooled.bySlice.find((s) => s.key === k)?.tpr;
-  const nonEnglish = l.pooled.byLanguage.filter((g) => g.key !== 'en' && g.positives > 0);
+  const nonEnglish = l.pooled.byLanguage.filter(
+    (g) => !NOT_A_LANGUAGE.has(g.key) && g.positives > 0,
+  );
   const ne =
     nonEnglish.reduce((s, g) => s + g.tpr * g.positives, 0) /
     Math.max(

@@ -80,7 +80,7 @@ export const DEFAULT_OPTIONS: TrainOptions = {
   signalDropout: 0.5,
   augment: 1500,
   plant: 2000,
-  perturb: 0,
+  perturb: 1000,
   mix: 1000,
   seed: 1,
 };

@@ -9,6 +9,8 @@
  *   their head and tail), benign and with an injection in the middle;
  * - the worst case: adversarial 1 MB inputs (one huge word, repeated triggers, encodings,
  *   invisible characters...);
+ * - the latency budget of issue 30: p50 ms per KB on the data rows (≤ 1) and p99 ms of one
+ *   32 KB prompt (≤ 5), each with its verdict (`ok` / `OVER`);
  * - memory: bytes of the weights and the heap/RSS growth of loading them.
  */
 import { existsSync, readFileSync } from 'node:fs';
@@ -119,13 +121,27 @@ function main(): void {
       sizeCase(`prose ${kb} KB + injection`, text.slice(0, mid) + INJECTION + text.slice(mid)),
     );
   }
+  // The issue's budget: a 32 KB prompt (prose with an injection in its middle), 200 runs.
+  const prompt32 = prose(32 * 1024);
+  const half = Math.floor(prompt32.length / 2);
+  const text32 = prompt32.slice(0, half) + INJECTION + prompt32.slice(half);
+  const samples32 = summarize(
+    timeMs(() => detectInjection(text32), 200),
+    3,
+  );
+  const budget = {
+    msPerKbP50: rows?.msPerKb.p50,
+    msPerKbP50Ok: rows === undefined ? undefined : rows.msPerKb.p50 <= 1,
+    prompt32KbP99Ms: samples32.p99,
+    prompt32KbP99Ok: samples32.p99 <= 5,
+  };
   const worst = ADVERSARIAL.map(([name, make]) => sizeCase(`${name} (1 MB)`, make(1024 * 1024)));
   const memory = {
     weightsBytes: model.bytes,
     heapGrowthBytes: after.heapUsed + after.arrayBuffers - before.heapUsed - before.arrayBuffers,
     rssGrowthBytes: after.rss - before.rss,
   };
-  const result = { rows, sizes, worst, memory };
+  const result = { rows, sizes, worst, budget, memory };
   if (json) {
     console.log(JSON.stringify(result, null, 2));
     return;
@@ -139,6 +155,10 @@ function main(): void {
       `${c.name.padEnd(34)} ${String(c.kb).padStart(7)} KB  score ${c.score.toFixed(3)}  ms/call p50 ${c.msPerCall.p50} max ${c.msPerCall.max}  ms/KB ${c.msPerKbMedian}`,
     );
   }
+  const ok = (b: boolean | undefined): string => (b === undefined ? '-' : b ? 'ok' : 'OVER');
+  console.log(
+    `budget: ms/KB p50 ${budget.msPerKbP50 ?? '-'} (≤ 1: ${ok(budget.msPerKbP50Ok)}); 32 KB prompt p99 ${budget.prompt32KbP99Ms} ms (≤ 5: ${ok(budget.prompt32KbP99Ok)})`,
+  );
   console.log(
     `weights ${(memory.weightsBytes / 1048576).toFixed(2)} MB; heap+buffers +${(memory.heapGrowthBytes / 1048576).toFixed(1)} MB, RSS +${(memory.rssGrowthBytes / 1048576).toFixed(1)} MB on load`,
   );

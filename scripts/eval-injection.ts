@@ -3,11 +3,12 @@
  *
  *   npm run eval:injection -- [path.jsonl] [--no-loso] [--json] [--errors N]
  *
- * Without a path: the held-out 30% of ../shared/data/prompt-injection/{train,dev}.jsonl (the
- * shipped model never trained on it), per file, per slice and on hard negatives, at the
- * default threshold and at 1% FPR; then leave-one-source-out (a model retrained without each
- * source family, tested on it: the number that predicts quality on unseen data; about a
- * minute, `--no-loso` skips it); then latency. With a path: every row of that file.
+ * Headline first: leave-one-source-out (a linear model retrained without each source family
+ * of ../shared/data/prompt-injection/{train,dev,train-extra}.jsonl and tested on it, all
+ * folds pooled, TPR at 1% FPR on benign rows of unseen sources; per family, slice and
+ * language; several minutes, `--no-loso` skips it). Then the shipped model on the held-out
+ * 30% (it never trained on it) or, with a path, on every row of that file, per slice and on
+ * hard negatives, at the default threshold and at 1% FPR; then latency.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -25,6 +26,7 @@ import {
 import {
   holdoutReport,
   losoSummary,
+  type GroupRate,
   type HoldoutReport,
   type LosoSummary,
 } from './injection-report';
@@ -118,12 +120,29 @@ function printHoldout(name: string, r: HoldoutReport): void {
   }
 }
 
+function printGroups(title: string, groups: readonly GroupRate[]): void {
+  const pct = (x: number): string =>
+    Number.isNaN(x) ? '     -' : `${(x * 100).toFixed(1)}%`.padStart(6);
+  console.log(`  ${title}:`);
+  for (const g of groups) {
+    console.log(
+      `    ${g.key.padEnd(38)} inj ${String(g.positives).padStart(5)} TPR ${pct(g.tpr)}   benign ${String(g.negatives).padStart(5)} FPR ${pct(g.fpr)}`,
+    );
+  }
+}
+
 function printLoso(l: LosoSummary): void {
   const pct = (x: number | null): string =>
     x === null || Number.isNaN(x) ? '    -' : `${(x * 100).toFixed(1)}%`.padStart(6);
+  const p = l.pooled;
   console.log(
-    "\nleave-one-source-out (threshold: 1% FPR on the other sources' held-out benign rows)",
+    `\nHEADLINE leave-one-source-out TPR at 1% FPR on unseen benign sources: ${pct(p.tprAt1pctFpr)}` +
+      `  (AUC ${p.auc.toFixed(3)}, ${p.positives} injections, ${p.negatives} benign, hard-neg FPR ${pct(p.hardNegativeFpr)}, threshold shift ${p.shift.toFixed(2)})`,
   );
+  printGroups('per family (pooled threshold)', p.byFamily);
+  printGroups('per slice (pooled threshold)', p.bySlice);
+  printGroups('per language (pooled threshold)', p.byLanguage);
+  console.log("\nper fold (threshold: 1% FPR on the other sources' held-out benign rows)");
   for (const f of l.families) {
     console.log(
       `  ${f.family.padEnd(26)} inj ${String(f.positives).padStart(5)} TPR ${pct(f.tpr)}   benign ${String(f.negatives).padStart(5)} FPR ${pct(f.fpr)}`,
@@ -132,10 +151,6 @@ function printLoso(l: LosoSummary): void {
   console.log(
     `  average TPR ${pct(l.averageTpr)}   average FPR ${pct(l.averageFpr)}   hard-neg FPR ${pct(l.hardNegativeFpr)}`,
   );
-  console.log('  per slice (out of source):');
-  for (const s of l.slices) {
-    console.log(`    ${s.slice.padEnd(40)} ${String(s.rows).padStart(5)}  ${pct(s.rate)}`);
-  }
 }
 
 function main(): void {
@@ -170,11 +185,12 @@ function main(): void {
       : {
           dev: report((r) => r.file === 'dev.jsonl'),
           train: report((r) => r.file === 'train.jsonl'),
-          both: report(() => true),
+          extra: report((r) => r.file === 'train-extra.jsonl'),
+          all: report(() => true),
         };
 
   let loso: LosoSummary | undefined;
-  if (args.loso && args.path === undefined) {
+  if (args.loso) {
     const options: TrainOptions = {
       ...DEFAULT_OPTIONS,
       bits: model.bits,
@@ -191,14 +207,14 @@ function main(): void {
     console.log(JSON.stringify({ holdout, loso, latency, memory }, null, 2));
     return;
   }
+  if (loso !== undefined) {
+    printLoso(loso);
+  }
   console.log(
-    `held-out split (${args.path ?? 'train.jsonl + dev.jsonl, 30% by id hash'}); default threshold = score 0.5`,
+    `\nshipped model on ${args.path ?? 'the held-out split (train, dev, train-extra: 30% by id hash)'}; default threshold = score 0.5 (1% FPR on unseen benign sources)`,
   );
   for (const [name, r] of Object.entries(holdout)) {
     printHoldout(name, r);
-  }
-  if (loso !== undefined) {
-    printLoso(loso);
   }
   console.log(`\nlatency: ${JSON.stringify(latency)}`);
   console.log(`weights: ${(memory.weightsBytes / 1024 / 1024).toFixed(2)} MB in memory`);

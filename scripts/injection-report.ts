@@ -81,7 +81,86 @@ export function holdoutReport(
   };
 }
 
+/** Out-of-source rates of one group of rows (a slice or a language). */
+export interface GroupRate {
+  key: string;
+  positives: number;
+  negatives: number;
+  /** At the pooled threshold (NaN without rows of that label). */
+  tpr: number;
+  fpr: number;
+}
+
+/**
+ * The headline: every row scored by the fold model that never saw its family, shifted by
+ * its fold's threshold so the folds share one scale, then one threshold at 1% FPR on all
+ * these out-of-source benign rows. TPR at it is the leave-one-source-out TPR at 1% FPR with
+ * the negatives, too, from sources the model never trained on.
+ */
+export interface PooledLoso {
+  rows: number;
+  positives: number;
+  negatives: number;
+  auc: number;
+  tprAt1pctFpr: number;
+  /** Hard negatives' FPR at the pooled threshold. */
+  hardNegativeFpr: number;
+  /** Pooled threshold, as a shift of the fold thresholds (logits). */
+  shift: number;
+  bySlice: GroupRate[];
+  byLanguage: GroupRate[];
+  byFamily: GroupRate[];
+}
+
+function groupRates(
+  examples: readonly Example[],
+  z: readonly number[],
+  t: number,
+  keyOf: (e: Example) => string,
+): GroupRate[] {
+  const by = new Map<string, { pos: number[]; neg: number[] }>();
+  examples.forEach((e, i) => {
+    const key = keyOf(e);
+    const g = by.get(key) ?? { pos: [], neg: [] };
+    (e.row.label === 1 ? g.pos : g.neg).push(z[i]);
+    by.set(key, g);
+  });
+  return [...by.entries()]
+    .map(([key, g]) => ({
+      key,
+      positives: g.pos.length,
+      negatives: g.neg.length,
+      tpr: round(rate(g.pos, t)),
+      fpr: round(rate(g.neg, t)),
+    }))
+    .sort((a, b) => a.key.localeCompare(b.key));
+}
+
+export function pooledLoso(folds: readonly FoldResult[]): PooledLoso {
+  const examples = folds.flatMap((f) => f.examples);
+  const z = folds.flatMap((f) => f.logits.map((l) => l - f.threshold));
+  const labels = examples.map((e) => e.row.label);
+  const pos = z.filter((_, i) => labels[i] === 1);
+  const neg = z.filter((_, i) => labels[i] === 0);
+  const hard = z.filter((_, i) => examples[i].row.hard_negative === true);
+  const t = thresholdFor(neg, 0.01);
+  return {
+    rows: examples.length,
+    positives: pos.length,
+    negatives: neg.length,
+    auc: round(rocAuc(z, labels)),
+    tprAt1pctFpr: round(rate(pos, t)),
+    hardNegativeFpr: round(rate(hard, t)),
+    shift: round(t),
+    bySlice: groupRates(examples, z, t, (e) => e.row.slice ?? '(none)'),
+    byLanguage: groupRates(examples, z, t, (e) => e.row.lang ?? '(none)'),
+    byFamily: groupRates(examples, z, t, (e) => e.row.family),
+  };
+}
+
 export interface LosoSummary {
+  /** The headline (see PooledLoso). */
+  pooled: PooledLoso;
   /** Mean TPR over the families that have injections (each at its fold's 1%-FPR threshold). */
   averageTpr: number;
   /** Mean FPR over the families that have benign rows. */
@@ -101,6 +180,7 @@ export function losoSummary(folds: readonly FoldResult[]): LosoSummary {
   const thresholds = folds.flatMap((f) => f.logits.map(() => f.threshold));
   const hard = examples.map((e, i) => i).filter((i) => examples[i].row.hard_negative === true);
   return {
+    pooled: pooledLoso(folds),
     averageTpr: round(withPos.reduce((s, f) => s + f.tpr, 0) / withPos.length),
     averageFpr: round(withNeg.reduce((s, f) => s + f.fpr, 0) / withNeg.length),
     families: folds.map((f) => ({

@@ -17,6 +17,8 @@ import {
   type LinearParams,
   type WindowScore,
 } from '../src/policy/protections/prompt-injection/model/linear';
+import { own } from '../src/common/own';
+import { mixRows, perturbRows, plantRows, rng, type AugmentRow } from './injection-augment';
 import {
   parseJsonl,
   splitBucket,
@@ -24,7 +26,7 @@ import {
 } from '../src/policy/protections/prompt-injection/evaluation';
 
 export const DATA_DIR = resolve(__dirname, '..', '..', 'shared', 'data', 'prompt-injection');
-export const DATA_FILES = ['train.jsonl', 'dev.jsonl'] as const;
+export const DATA_FILES = ['train.jsonl', 'dev.jsonl', 'train-extra.jsonl'] as const;
 /** Rows whose id hashes below this train the shipped model; the rest are held out. */
 export const FIT_FRACTION = 0.7;
 
@@ -58,6 +60,12 @@ export interface TrainOptions {
   signalDropout: number;
   /** Synthetic texts added per class (see augment); 0 for none. */
   augment: number;
+  /** Injections planted inside benign documents (pairs, see injection-augment.ts). */
+  plant: number;
+  /** Casing/whitespace/homoglyph/encoding pairs (see injection-augment.ts). */
+  perturb: number;
+  /** Cross-language benign + injection pairs (see injection-augment.ts). */
+  mix: number;
   seed: number;
 }
 
@@ -71,8 +79,20 @@ export const DEFAULT_OPTIONS: TrainOptions = {
   sourcePower: 0.5,
   signalDropout: 0.5,
   augment: 1500,
+  plant: 2000,
+  perturb: 1000,
+  mix: 1000,
   seed: 1,
 };
+
+/** Which data the scripts read: train-extra.jsonl or not, and source prefixes left out. */
+export interface DataOptions {
+  extra: boolean;
+  /** Rows whose source starts with one of these are dropped (ablations). */
+  drop: string[];
+}
+
+export const DEFAULT_DATA: DataOptions = { extra: true, drop: [] };
 
 /**
  * Leave-one-source-out groups: sources cut from one upstream dataset (deepset's train and
@@ -90,14 +110,33 @@ export function familyOf(source: string): string {
     'xquad',
     'gpteacher',
     'tasktracker',
+    'humaneval',
   ];
+  // The MGSM questions and their injected twins share the questions; the same-language
+  // override phrases of ml_override_* are also planted in some xquad_injected_* rows.
+  if (source === 'mgsm' || source.startsWith('ml_override')) {
+    return 'ml_override';
+  }
   return prefixes.find((p) => source.startsWith(p)) ?? source;
 }
 
+/**
+ * Families that share text with another family (the override phrases of ml_override_* in
+ * xquad_injected_*): when one is left out, the other leaves training too, or the phrases
+ * would leak into the fold.
+ */
+export const COUPLED_FAMILIES: Readonly<Record<string, readonly string[]>> = {
+  ml_override: ['xquad'],
+  xquad: ['ml_override'],
+};
+
 /** Reads train.jsonl and dev.jsonl from the shared data folder (never copied into the repo). */
-export function loadRows(dir: string = DATA_DIR): Row[] {
+export function loadRows(data: DataOptions = DEFAULT_DATA, dir: string = DATA_DIR): Row[] {
   const rows: Row[] = [];
   for (const file of DATA_FILES) {
+    if (file === 'train-extra.jsonl' && !data.extra) {
+      continue;
+    }
     const path = resolve(dir, file);
     if (!existsSync(path)) {
       throw new Error(
@@ -106,6 +145,9 @@ export function loadRows(dir: string = DATA_DIR): Row[] {
     }
     for (const r of parseJsonl(readFileSync(path, 'utf8'))) {
       const source = r.source ?? file;
+      if (data.drop.some((prefix) => source.startsWith(prefix))) {
+        continue;
+      }
       rows.push({
         ...r,
         source,
@@ -130,18 +172,6 @@ export function featurize(
     });
     return { row, views, obfuscation: summary.obfuscation };
   });
-}
-
-/** A seeded PRNG (mulberry32): the same options give the same weights. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 /** Float weights in training; the same scoring code as the gateway (scale 1). */
@@ -204,12 +234,24 @@ export function augment(examples: readonly Example[], o: TrainOptions): Example[
   const { augment: count, seed } = o;
   const benign = examples.filter((e) => e.row.label === 0);
   const short = examples.filter((e) => e.row.label === 1 && e.row.text.length <= BURIED_MAX_CHARS);
+  const given = examples.map((e) => e.row);
+  const extra: AugmentRow[] = [
+    ...plantRows(given, o.plant, seed),
+    ...perturbRows(given, o.perturb, seed),
+    ...mixRows(given, o.mix, seed),
+  ];
+  const rows: Row[] = extra.map((r) => ({
+    ...r,
+    source: 'augmented',
+    file: 'augmented',
+    family: 'augmented',
+    holdout: false,
+  }));
   if (count === 0 || benign.length === 0 || short.length === 0) {
-    return [];
+    return featurize(rows, o);
   }
   const random = rng(seed ^ 0x5eed);
   const pick = <T>(list: readonly T[]): T => list[Math.floor(random() * list.length)];
-  const rows: Row[] = [];
   for (let i = 0; i < 2 * count; i += 1) {
     const target = CARRIER_MIN_CHARS + random() * (CARRIER_MAX_CHARS - CARRIER_MIN_CHARS);
     const pieces: string[] = [];
@@ -383,6 +425,8 @@ export interface FoldResult {
 }
 
 export interface LosoOptions extends TrainOptions {
+  /** Only these families are left out in turn (all by default; ablations use a subset). */
+  only?: readonly string[];
   /** Called after each fold (progress). */
   onFold?: (fold: FoldResult) => void;
 }
@@ -404,25 +448,29 @@ export function thresholdFor(negatives: readonly number[], maxFpr: number): numb
 }
 
 /**
- * Leave-one-source-out: for each family, train on the fit split of every other family, then
- * set the threshold at 1% FPR on the held-out benign rows of the other families (benign
- * text the fold model never saw) and measure the left-out family at it: TPR on its
- * injections, FPR on its benign rows. Both halves of an unseen source are tested.
+ * Leave-one-source-out: for each family, train on the fit split of every other family (and
+ * not of the families coupled with it), then set the threshold at 1% FPR on the held-out
+ * benign rows of the other families (benign text the fold model never saw) and measure the
+ * left-out family at it: TPR on its injections, FPR on its benign rows. Both halves of an
+ * unseen source are tested. losoSummary pools the folds for the headline.
  */
 export function leaveOneSourceOut(examples: readonly Example[], o: LosoOptions): FoldResult[] {
-  const families = [...new Set(examples.map((e) => e.row.family))].sort();
+  const families = [...new Set(examples.map((e) => e.row.family))]
+    .filter((f) => o.only === undefined || o.only.includes(f))
+    .sort();
   const results: FoldResult[] = [];
   for (const family of families) {
-    const fit = examples.filter((e) => e.row.family !== family && !e.row.holdout);
+    const out = new Set([family, ...(own(COUPLED_FAMILIES, family) ?? [])]);
+    const fit = examples.filter((e) => !out.has(e.row.family) && !e.row.holdout);
     const model = train(fit, o);
     const pool = examples
-      .filter((e) => e.row.family !== family && e.row.holdout && e.row.label === 0)
+      .filter((e) => !out.has(e.row.family) && e.row.holdout && e.row.label === 0)
       .map((e) => logitOf(model, e));
     const threshold = thresholdFor(pool, 0.01);
-    const out = examples.filter((e) => e.row.family === family);
-    const logits = out.map((e) => logitOf(model, e));
-    const pos = logits.filter((_, i) => out[i].row.label === 1);
-    const neg = logits.filter((_, i) => out[i].row.label === 0);
+    const tested = examples.filter((e) => e.row.family === family);
+    const logits = tested.map((e) => logitOf(model, e));
+    const pos = logits.filter((_, i) => tested[i].row.label === 1);
+    const neg = logits.filter((_, i) => tested[i].row.label === 0);
     const fold: FoldResult = {
       family,
       positives: pos.length,
@@ -431,7 +479,7 @@ export function leaveOneSourceOut(examples: readonly Example[], o: LosoOptions):
       fpr: rate(neg, threshold),
       threshold,
       logits,
-      examples: out,
+      examples: tested,
     };
     o.onFold?.(fold);
     results.push(fold);

@@ -25,6 +25,7 @@ import {
 import {
   DATA_DIR,
   DATA_FILES,
+  DEFAULT_DATA,
   DEFAULT_OPTIONS,
   featurize,
   leaveOneSourceOut,
@@ -34,21 +35,27 @@ import {
   thresholdFor,
   train,
   loadRows,
+  type DataOptions,
   type Example,
   type FoldResult,
   type TrainOptions,
 } from './injection-training';
-import { holdoutReport, losoSummary, type HoldoutReport } from './injection-report';
+import { holdoutReport, losoSummary, pooledLoso, type HoldoutReport } from './injection-report';
 
-interface Args extends TrainOptions {
+interface Args extends TrainOptions, DataOptions {
   loso: boolean;
+  /** Leave out only these families (a quick check of the script; the shipped run uses all). */
+  only: string[] | undefined;
   out: string;
 }
 
 function parseArgs(argv: string[]): Args {
   const args: Args = {
     ...DEFAULT_OPTIONS,
+    ...DEFAULT_DATA,
+    drop: [],
     loso: true,
+    only: undefined,
     out: resolve(__dirname, '..', 'models', 'prompt-injection'),
   };
   const numeric = new Set([
@@ -60,6 +67,9 @@ function parseArgs(argv: string[]): Args {
     'l2',
     'sourcePower',
     'augment',
+    'plant',
+    'perturb',
+    'mix',
     'signalDropout',
     'seed',
   ]);
@@ -68,6 +78,12 @@ function parseArgs(argv: string[]): Args {
     const key = a.replace(/^--/, '').replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
     if (a === '--no-loso') {
       args.loso = false;
+    } else if (a === '--no-extra') {
+      args.extra = false;
+    } else if (a === '--only') {
+      args.only = (argv[(i += 1)] ?? '').split(',');
+    } else if (a === '--drop') {
+      args.drop.push(argv[(i += 1)] ?? '');
     } else if (a === '--out') {
       args.out = resolve(process.cwd(), argv[(i += 1)] ?? '.');
     } else if (numeric.has(key)) {
@@ -121,10 +137,13 @@ function main(): void {
     sourcePower: args.sourcePower,
     signalDropout: args.signalDropout,
     augment: args.augment,
+    plant: args.plant,
+    perturb: args.perturb,
+    mix: args.mix,
     seed: args.seed,
   };
   const started = Date.now();
-  const rows = loadRows();
+  const rows = loadRows({ extra: args.extra, drop: args.drop });
   const examples = featurize(rows, options);
   log(`featurized ${examples.length} rows in ${Date.now() - started} ms`);
 
@@ -132,6 +151,7 @@ function main(): void {
   if (args.loso) {
     folds = leaveOneSourceOut(examples, {
       ...options,
+      only: args.only,
       onFold: (f) =>
         log(
           `  loso ${f.family}: tpr ${f.tpr.toFixed(3)} (${f.positives}) fpr ${f.fpr.toFixed(3)} (${f.negatives})`,
@@ -162,23 +182,27 @@ function main(): void {
   };
   const quantized = decodeModel(encodeModel(provisional, q));
   const holdoutLogits = holdout.map((e) => logitOf(quantized, e));
-  const oofLogits = folds.flatMap((f) => f.logits);
+  // Out-of-source logits, each shifted by its fold's threshold (the folds share one scale).
+  const pooled = folds.length > 0 ? pooledLoso(folds) : undefined;
+  const oofShifted = folds.flatMap((f) =>
+    f.logits.map((l) => l - f.threshold - (pooled?.shift ?? 0)),
+  );
   const oofLabels = folds.flatMap((f) => f.examples.map((e) => e.row.label));
   const platt =
     folds.length > 0
-      ? plattFit(oofLogits, oofLabels)
+      ? plattFit(oofShifted, oofLabels)
       : plattFit(
           holdoutLogits,
           holdout.map((e) => e.row.label),
         );
-  // The default operating point: 1% FPR on benign text the model did not train on, taken
-  // as the stricter of the held-out rows of known sources (the shipped model) and whole
-  // unseen sources (each row scored by the fold model that never saw its source).
+  // The default operating point: 1% FPR on benign text from sources the model did not train
+  // on. The fold models needed `shift` logits above their 1%-FPR threshold on held-out rows
+  // of seen sources to reach 1% FPR on unseen sources' benign rows; the shipped model's
+  // threshold is its own held-out 1%-FPR logit moved by the same shift.
   const benignHoldout = holdoutLogits.filter((_, i) => holdout[i].row.label === 0);
-  const benignUnseen = oofLogits.filter((_, i) => oofLabels[i] === 0);
   const thresholdHoldout = thresholdFor(benignHoldout, 0.01);
-  const thresholdUnseen = benignUnseen.length > 0 ? thresholdFor(benignUnseen, 0.01) : -Infinity;
-  const threshold = Math.max(thresholdHoldout, thresholdUnseen);
+  const shift = Math.max(0, pooled?.shift ?? 0);
+  const threshold = thresholdHoldout + shift;
   const header: ModelHeader = {
     ...provisional,
     calibration: { slope: Number(platt.slope.toFixed(4)), threshold: Number(threshold.toFixed(4)) },
@@ -207,19 +231,20 @@ function main(): void {
     trainedAt: new Date().toISOString(),
     git: gitCommit(),
     command: `npm run train:injection -- ${process.argv.slice(2).join(' ')}`.trim(),
-    data: DATA_FILES.map((file) => ({
+    data: DATA_FILES.filter((file) => args.extra || file !== 'train-extra.jsonl').map((file) => ({
       file: `../shared/data/prompt-injection/${file}`,
       sha256: sha256(resolve(DATA_DIR, file)),
       rows: rows.filter((r) => r.file === file).length,
       fitRows: fit.filter((e) => e.row.file === file).length,
     })),
     options,
+    dataOptions: { extra: args.extra, drop: args.drop },
     calibration: {
       ...header.calibration,
       plattIntercept: Number(platt.intercept.toFixed(4)),
       thresholdHoldout: Number(thresholdHoldout.toFixed(4)),
-      thresholdUnseen: Number(thresholdUnseen.toFixed(4)),
-      rule: 'score = sigmoid(slope * (logit - threshold)); threshold = max of the 1%-FPR logits on held-out benign rows and on out-of-source benign rows (LOSO); slope fitted (Platt) on leave-one-source-out logits',
+      unseenShift: Number(shift.toFixed(4)),
+      rule: 'score = sigmoid(slope * (logit - threshold)); threshold = the 1%-FPR logit on held-out benign rows + the shift the leave-one-source-out fold models needed to reach 1% FPR on benign rows of sources they never saw; slope fitted (Platt) on those out-of-source logits',
     },
     metrics,
   };

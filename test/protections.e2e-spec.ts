@@ -108,7 +108,9 @@ describe('prompt_injection_protection on /v1/chat/completions', () => {
     expect(err.message).toContain('messages[1]');
     expect(err.message).toContain('instruction_override');
     expect(err.message).not.toContain('Ignore all previous');
-    expect(err.headers.get(HEADER)).toMatch(/^prompt_injection_protection=blocked;score=0\.\d\d$/);
+    expect(err.headers.get(HEADER)).toMatch(
+      /^prompt_injection_protection=blocked;score=[01]\.\d\d$/,
+    );
     expect(upstream.requests).toHaveLength(0);
     const line = gw.rawLogs.find((l) => l.includes('prompt_injection_protection blocked'));
     expect(line).toBeDefined();

@@ -21,7 +21,7 @@ export function headerSafe(text: string, max = 200): string {
 }
 
 /** Details that are numbers or fixed tokens, never text from the exchange: safe to log. */
-const LOGGED_DETAILS = new Set(['score', 'stage', 'leaks']);
+const LOGGED_DETAILS = new Set(['score', 'stage', 'leaks', 'detector', 'failed']);
 
 /**
  * The `x-gateway-protections` value of one request: `name=verdict[;key=value]...` per

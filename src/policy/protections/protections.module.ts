@@ -6,6 +6,10 @@ import { UpstreamModule } from '../../upstream/upstream.module';
 import { JudgeClient } from './judge/judge-client';
 import { OutputProtections } from './output-protections';
 import { PromptInjectionCheck } from './prompt-injection/prompt-injection.check';
+import { InjectionDetectors } from './prompt-injection/backends/detector-registry';
+import { HttpClassifierDetector } from './prompt-injection/backends/http-classifier.backend';
+import { JudgeDetector } from './prompt-injection/backends/judge.backend';
+import { LocalDetector } from './prompt-injection/backends/local.backend';
 import { ProtectionsGate } from './protections.gate';
 import { ProtectionRegistry } from './protection-registry';
 import { PromptInjectionProtection } from './prompt-injection/prompt-injection.protection';
@@ -37,6 +41,11 @@ export class ProtectionsHealthController {
     ProtectionsHealth,
     JudgeClient,
     PromptInjectionCheck,
+    InjectionDetectors,
+    // The injection detector backends; InjectionDetectors finds them by their mark.
+    LocalDetector,
+    HttpClassifierDetector,
+    JudgeDetector,
     ProtectionRegistry,
     ProtectionsGate,
     OutputProtections,

@@ -32,8 +32,31 @@ describe('parseInjectionSettings', () => {
           scan: { type: 'string', default: 'tool_results, documents' },
         }),
       ),
-    ).toEqual({ action: 'flag', threshold: 0.8, sources: ['tool_result', 'document'] });
+    ).toEqual({
+      ...defaults,
+      action: 'flag',
+      threshold: 0.8,
+      sources: ['tool_result', 'document'],
+    });
     expect(parse(props({ scan: { default: ['user'] } })).sources).toEqual(['user']);
+  });
+
+  it('reads the detector backend, fail mode and timeout, naming the detector setting', () => {
+    expect(
+      parse(
+        props({
+          detector: { const: 'http' },
+          fail_mode: { const: 'closed' },
+          timeout_ms: { default: 750 },
+        }),
+      ),
+    ).toEqual({
+      ...defaults,
+      detector: 'http',
+      detectorParam: 'tools[0].parameters.properties.detector',
+      failMode: 'closed',
+      timeoutMs: 750,
+    });
   });
 
   it.each([
@@ -55,6 +78,17 @@ describe('parseInjectionSettings', () => {
       'tools[0].parameters.properties.scan',
     ],
     ['an empty scan', { scan: { default: [] } }, 'tools[0].parameters.properties.scan'],
+    [
+      'a bad fail mode',
+      { fail_mode: { default: 'ajar' } },
+      'tools[0].parameters.properties.fail_mode',
+    ],
+    [
+      'a fractional timeout',
+      { timeout_ms: { default: 99.5 } },
+      'tools[0].parameters.properties.timeout_ms',
+    ],
+    ['an empty detector', { detector: { default: '' } }, 'tools[0].parameters.properties.detector'],
   ])('rejects %s with a 400 naming it', (_what, properties, param) => {
     let err: unknown;
     try {

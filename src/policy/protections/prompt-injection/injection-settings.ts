@@ -18,24 +18,57 @@ export interface InjectionSettings {
   /** Catalog model asked when the local score is uncertain (the second stage). */
   detectorModel?: string;
   detectorModelParam?: string;
+  /** Name of the detector backend (backends/): `local`, `http`, `judge`... */
+  detector: string;
+  /** Path of the `detector` setting when the request named one (for its 400). */
+  detectorParam?: string;
+  /** A remote backend that fails: `open` lets the local model decide, `closed` is a 503. */
+  failMode: 'open' | 'closed';
+  /** Deadline of a remote backend's calls for the request. */
+  timeoutMs: number;
 }
+
+/** The operator's defaults for the detector backends (PROMPT_INJECTION_DETECTOR...). */
+export interface BackendDefaults {
+  detector: string;
+  failMode: 'open' | 'closed';
+  timeoutMs: number;
+}
+
+export const BUILT_IN_BACKEND: BackendDefaults = {
+  detector: 'local',
+  failMode: 'open',
+  timeoutMs: 2000,
+};
 
 const SCAN_VALUES: Record<string, PartSource> = {
   user: 'user',
   tool_results: 'tool_result',
   documents: 'document',
 };
-const SETTINGS = ['action', 'threshold', 'scan', 'detector_model'] as const;
+const SETTINGS = [
+  'action',
+  'threshold',
+  'scan',
+  'detector_model',
+  'detector',
+  'fail_mode',
+  'timeout_ms',
+] as const;
 
 export function defaultInjectionSettings(
   threshold: number,
   detectorModel?: string,
+  backend: BackendDefaults = BUILT_IN_BACKEND,
 ): InjectionSettings {
   return {
     action: 'block',
     threshold,
     sources: ['user', 'tool_result', 'document'],
     detectorModel,
+    detector: backend.detector,
+    failMode: backend.failMode,
+    timeoutMs: backend.timeoutMs,
   };
 }
 
@@ -92,6 +125,19 @@ export function parseInjectionSettings(
   if (detector) {
     settings.detectorModel = stringSetting(detector);
     settings.detectorModelParam = detector.param;
+  }
+  const backend = raw.get('detector');
+  if (backend) {
+    settings.detector = stringSetting(backend, 64);
+    settings.detectorParam = backend.param;
+  }
+  const failMode = raw.get('fail_mode');
+  if (failMode) {
+    settings.failMode = choiceSetting(failMode, ['open', 'closed'] as const);
+  }
+  const timeout = raw.get('timeout_ms');
+  if (timeout) {
+    settings.timeoutMs = numberSetting(timeout, 50, 60_000, true);
   }
   return settings;
 }

@@ -20,6 +20,8 @@ import { PromptInjectionProtection } from './prompt-injection.protection';
 import { type LabeledPart, PROMPT_INJECTION_TOOL, type ProtectionTool } from '../protection-facts';
 import { ProtectionReport } from '../protection-report';
 import { ProtectionsHealth } from '../protections-health';
+import type { InjectionDetectors } from './backends/detector-registry';
+import { LocalDetector } from './backends/local.backend';
 
 /**
  * The decision rules of the detector's second stage. The JudgeClient is a collaborator: a
@@ -118,6 +120,12 @@ const injectionIf =
   (text: string): string =>
     says(text.includes(marker) ? 'injection' : 'benign');
 
+/** The built-in backend only (backends.spec.ts covers the registry and the remote ones). */
+const localOnly = { get: () => new LocalDetector() } as unknown as InjectionDetectors;
+const checkConfig = {
+  get: () => ({ promptInjectionDetectors: { cacheSize: 100 } }),
+} as unknown as ConfigService<AllConfig, true>;
+
 function part(source: PartSource, text: string, i: number): LabeledPart {
   return { source, text, where: `messages[${i}]${source === 'user' ? '' : ' (tool result)'}` };
 }
@@ -134,7 +142,7 @@ async function run(
 ) {
   const health = new ProtectionsHealth();
   health.register(PROMPT_INJECTION_TOOL);
-  const check = new PromptInjectionCheck(health, client);
+  const check = new PromptInjectionCheck(health, client, localOnly, checkConfig);
   const req = { ctx: { requestId: 'req-1' } } as GatewayRequest;
   const report = new ProtectionReport();
   let error: unknown;
@@ -478,7 +486,12 @@ describe('PromptInjectionProtection.settings', () => {
     resolve.mockImplementation(() => {
       throw new Error('not configured');
     });
-    const protection = new PromptInjectionProtection({} as PromptInjectionCheck, client, config);
+    const protection = new PromptInjectionProtection(
+      {} as PromptInjectionCheck,
+      client,
+      config,
+      localOnly,
+    );
     expect(protection.settings(undefined).detectorModel).toBe('default-judge');
     expect(protection.settings(tool({ threshold: { default: 0.6 } })).detectorModel).toBe(
       'default-judge',
@@ -488,7 +501,12 @@ describe('PromptInjectionProtection.settings', () => {
 
   it('resolves a model the client named, naming its setting', () => {
     const { client, resolve } = fakeJudge(() => says('benign'));
-    const protection = new PromptInjectionProtection({} as PromptInjectionCheck, client, config);
+    const protection = new PromptInjectionProtection(
+      {} as PromptInjectionCheck,
+      client,
+      config,
+      localOnly,
+    );
     protection.settings(tool({ detector_model: { default: 'judge-mini' } }));
     expect(resolve).toHaveBeenCalledWith(
       'judge-mini',

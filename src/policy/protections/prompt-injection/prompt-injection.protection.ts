@@ -1,4 +1,4 @@
-import { Injectable, Logger, type OnModuleInit } from '@nestjs/common';
+import { type OnApplicationBootstrap, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import type { AllConfig } from '../../../config';
 import {
@@ -10,6 +10,7 @@ import { JudgeClient } from '../judge/judge-client';
 import { type Protection, type ProtectionContext, RegisterProtection } from '../protection';
 import { type LabeledPart, PROMPT_INJECTION_TOOL, type ProtectionTool } from '../protection-facts';
 import { warmUpDetector } from './detector';
+import { InjectionDetectors } from './backends/detector-registry';
 import { PromptInjectionCheck } from './prompt-injection.check';
 
 /** Long enough for app.listen() to finish after the module init hooks. */
@@ -18,7 +19,9 @@ const WARM_UP_DELAY_MS = 500;
 /** `prompt_injection_protection`: scans what the client sent before the upstream call. */
 @RegisterProtection({ order: 10 })
 @Injectable()
-export class PromptInjectionProtection implements Protection<InjectionSettings>, OnModuleInit {
+export class PromptInjectionProtection
+  implements Protection<InjectionSettings>, OnModuleInit, OnApplicationBootstrap
+{
   readonly name = PROMPT_INJECTION_TOOL;
   private readonly logger = new Logger('Protections');
   private readonly defaults: InjectionSettings;
@@ -27,11 +30,20 @@ export class PromptInjectionProtection implements Protection<InjectionSettings>,
     private readonly scanner: PromptInjectionCheck,
     private readonly judge: JudgeClient,
     config: ConfigService<AllConfig, true>,
+    private readonly detectors: InjectionDetectors,
   ) {
     const protections = config.get('protections', { infer: true });
+    const backends = protections.promptInjectionDetectors;
     this.defaults = defaultInjectionSettings(
       protections.promptInjectionThreshold,
       protections.promptInjectionDetectorModel,
+      backends === undefined
+        ? undefined
+        : {
+            detector: backends.defaultBackend,
+            failMode: backends.failMode,
+            timeoutMs: backends.timeoutMs,
+          },
     );
   }
 
@@ -47,6 +59,12 @@ export class PromptInjectionProtection implements Protection<InjectionSettings>,
     this.judge.checkAtBoot('PROMPT_INJECTION_DETECTOR_MODEL', model, this.logger);
   }
 
+  /** The operator's default backend must be usable (found, configured) or the boot fails. */
+  onApplicationBootstrap(): void {
+    const setting = 'PROMPT_INJECTION_DETECTOR';
+    this.detectors.get(this.defaults.detector, setting).check(this.defaults, setting);
+  }
+
   settings(tool: ProtectionTool | undefined): InjectionSettings {
     const settings = tool
       ? parseInjectionSettings(tool.schema, tool.schemaParam, this.defaults)
@@ -55,6 +73,12 @@ export class PromptInjectionProtection implements Protection<InjectionSettings>,
     // checked at boot; if it cannot be called now, its calls fail and the local verdict stands.
     if (settings.detectorModel !== undefined && settings.detectorModelParam !== undefined) {
       this.judge.resolve(settings.detectorModel, settings.detectorModelParam);
+    }
+    // A backend the request cannot use (unknown, not configured, a judge without a model) is
+    // its 400; the operator's default was checked at boot.
+    const param = settings.detectorParam ?? settings.detectorModelParam;
+    if (param !== undefined) {
+      this.detectors.get(settings.detector, param).check(settings, param);
     }
     return settings;
   }

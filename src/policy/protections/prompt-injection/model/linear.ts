@@ -55,6 +55,19 @@ function signalsIn(
   return out;
 }
 
+/**
+ * One prefix-sum buffer reused by every call (scoring is synchronous): a 32 KB text has
+ * ~200 K n-grams, and a fresh 1.6 MB array per call would leave the collector the work.
+ */
+let prefixBuffer = new Float64Array(4096);
+
+function prefixScratch(length: number): Float64Array {
+  if (prefixBuffer.length < length) {
+    prefixBuffer = new Float64Array(Math.max(length, prefixBuffer.length * 2));
+  }
+  return prefixBuffer;
+}
+
 /** Index of the first gram with pos >= at, from `from` on (pos is non-decreasing). */
 function seek(pos: Int32Array, count: number, from: number, at: number): number {
   let i = from;
@@ -96,7 +109,7 @@ export function scoreView(
     best = { logit: norm, start: 0, end: view.text.length, from: 0, to: count };
   } else {
     // Prefix sums over the stream make each window O(1) apart from locating its bounds.
-    const prefix = new Float64Array(count + 1);
+    const prefix = prefixScratch(count + 1);
     for (let i = 0; i < count; i += 1) {
       prefix[i + 1] = prefix[i] + grams[ids[i]];
     }

@@ -1,0 +1,109 @@
+/**
+ * Which data and augmentations move the leave-one-source-out number:
+ *
+ *   npx ts-node --transpile-only scripts/injection-ablate.ts [name ...] [--json]
+ *
+ * Runs the full leave-one-source-out protocol of eval:injection (linear model) for each named
+ * configuration (all of them without names) and prints the pooled headline (TPR at 1% FPR on
+ * unseen benign sources), the hard negatives' FPR and the slices the issue tracks. Minutes
+ * per configuration on two cores: run it with `nice`.
+ */
+import { losoSummary, type LosoSummary } from './injection-report';
+import {
+  DEFAULT_OPTIONS,
+  featurize,
+  leaveOneSourceOut,
+  loadRows,
+  type DataOptions,
+  type TrainOptions,
+} from './injection-training';
+
+interface Config {
+  data: DataOptions;
+  options: Partial<TrainOptions>;
+}
+
+const NONE = { plant: 0, perturb: 0, mix: 0 };
+const CONFIGS = new Map<string, Config>(
+  Object.entries({
+    base: { data: { extra: false, drop: [] }, options: NONE },
+    extra: { data: { extra: true, drop: [] }, options: NONE },
+    'extra-no-ml-override': { data: { extra: true, drop: ['ml_override_'] }, options: NONE },
+    'extra+plant': { data: { extra: true, drop: [] }, options: { ...NONE, plant: 2000 } },
+    'extra+plant+mix': {
+      data: { extra: true, drop: [] },
+      options: { ...NONE, plant: 2000, mix: 1000 },
+    },
+    'extra+plant+mix+perturb': {
+      data: { extra: true, drop: [] },
+      options: { plant: 2000, mix: 1000, perturb: 1000 },
+    },
+  } satisfies Record<string, Config>),
+);
+
+/** `lang` values that are not one non-English language. */
+const NOT_A_LANGUAGE = new Set(['en', 'code', 'en/de', 'mixed', 'multi', '(none)']);
+
+function line(name: string, l: LosoSummary): string {
+  const pct = (x: number | undefined): string =>
+    x === undefined || Number.isNaN(x) ? '     -' : `${(x * 100).toFixed(1)}%`.padStart(6);
+  const slice = (k: string): number | undefined => l.pooled.bySlice.find((s) => s.key === k)?.tpr;
+  const nonEnglish = l.pooled.byLanguage.filter(
+    (g) => !NOT_A_LANGUAGE.has(g.key) && g.positives > 0,
+  );
+  const ne =
+    nonEnglish.reduce((s, g) => s + g.tpr * g.positives, 0) /
+    Math.max(
+      1,
+      nonEnglish.reduce((s, g) => s + g.positives, 0),
+    );
+  return [
+    name.padEnd(26),
+    pct(l.pooled.tprAt1pctFpr),
+    pct(l.pooled.hardNegativeFpr),
+    pct(ne),
+    pct(slice('indirect_document')),
+    pct(slice('indirect_tool_output')),
+    pct(slice('jailbreak_roleplay')),
+    pct(slice('direct_injection')),
+    pct(l.averageTpr),
+  ].join(' ');
+}
+
+function main(): void {
+  const json = process.argv.includes('--json');
+  const names = process.argv.slice(2).filter((a) => !a.startsWith('--'));
+  const chosen = names.length > 0 ? names : [...CONFIGS.keys()];
+  const header = [
+    'config'.padEnd(26),
+    ' LOSO ',
+    ' hardN',
+    ' non-en',
+    '  doc ',
+    '  tool',
+    ' jailbr',
+    ' direct',
+    ' foldavg',
+  ].join(' ');
+  const results = new Map<string, LosoSummary>();
+  for (const name of chosen) {
+    const config = CONFIGS.get(name);
+    if (config === undefined) {
+      throw new Error(`unknown configuration ${name}; known: ${[...CONFIGS.keys()].join(', ')}`);
+    }
+    const started = Date.now();
+    const options: TrainOptions = { ...DEFAULT_OPTIONS, ...config.options };
+    const rows = loadRows(config.data);
+    const loso = losoSummary(leaveOneSourceOut(featurize(rows, options), options));
+    results.set(name, loso);
+    process.stderr.write(`${name}: ${((Date.now() - started) / 1000).toFixed(0)} s\n`);
+    if (!json) {
+      console.log(`${header}\n${line(name, loso)}`);
+    }
+  }
+  if (json) {
+    console.log(JSON.stringify(Object.fromEntries(results), null, 2));
+  }
+}
+
+main();

@@ -44,8 +44,6 @@ import {
   refusalMessage,
   snapshotOf,
 } from './rate/rate-plan';
-import { rememberContextFallback } from '../resilience/context-fallback';
-import { FALLBACKS_HEADER } from '../resilience/fallback-plan';
 import {
   estimatePromptTokens,
   windowEstimates,
@@ -53,6 +51,18 @@ import {
   promptTokensUpperBound,
 } from './tokens/token-estimator';
 import { reachableModels, reservedPromptTokens, worstCaseCost } from './worst-case';
+
+/**
+ * What admission hands to the request's plan. `contextFallback`: the prompt does not fit the
+ * requested model's context window, and this fallback (the first the key may use whose window
+ * holds it) serves instead; the plan starts its fallback list there.
+ */
+export interface Admission {
+  readonly contextFallback?: CatalogModel;
+}
+
+/** The admission of almost every request: nothing to hand on (shared, never a new object). */
+export const ADMITTED: Admission = Object.freeze({});
 
 /**
  * Admission of one request, before any upstream call: request limits (400), the key's
@@ -134,13 +144,21 @@ export class LimitsService implements OnModuleInit, OnApplicationShutdown {
   }
 
   /**
-   * Lets the request through (true, or a promise of it with Redis) or throws the
-   * GatewayError the endpoint's filter renders in its own envelope.
+   * Lets the request through (its {@link Admission}, or a promise of it with Redis) or throws
+   * the GatewayError the endpoint's filter renders in its own envelope. `fallbacks`: the
+   * model ids the client asked to fall back to (header or body), which the budget's worst
+   * case covers; the request's plan reads them, not the limits.
    */
-  admit(facts: LimitFacts, req: GatewayRequest, res: GatewayResponse): true | Promise<true> {
+  admit(
+    facts: LimitFacts,
+    req: GatewayRequest,
+    res: GatewayResponse,
+    fallbacks: readonly unknown[] = [],
+  ): Admission | Promise<Admission> {
     checkCounts(facts, this.config);
     const model = facts.model === undefined ? undefined : this.catalog.find(facts.model);
     let requestedOutput: number | undefined;
+    let admission = ADMITTED;
     let promptTokens: number | undefined;
     const estimate = (m: CatalogModel): number =>
       (promptTokens ??= estimatePromptTokens(facts, m.family));
@@ -164,12 +182,12 @@ export class LimitsService implements OnModuleInit, OnApplicationShutdown {
           if (fallback === undefined) {
             throw error;
           }
-          rememberContextFallback(req, fallback);
+          admission = { contextFallback: fallback };
         }
       }
     }
     if (keyId === undefined) {
-      return true;
+      return admission;
     }
     checkModelScope(info, facts.model);
     if (model) {
@@ -186,13 +204,24 @@ export class LimitsService implements OnModuleInit, OnApplicationShutdown {
       info !== undefined && facts.tokenFree !== true && this.budgets?.applies(info)
         ? this.budgets.reserve(
             info,
-            this.worstCase(facts, model, info, req, requestedOutput, estimate),
+            this.worstCase(facts, model, info, fallbacks, requestedOutput, estimate),
             req,
             res,
           )
         : undefined;
-    const rateLimit = (): true | Promise<true> =>
-      this.rateLimit(facts, model, keyId, info, req, res, estimate, requestedOutput);
+    const rateLimit = (): Admission | Promise<Admission> => {
+      const limited = this.rateLimit(
+        facts,
+        model,
+        keyId,
+        info,
+        req,
+        res,
+        estimate,
+        requestedOutput,
+      );
+      return limited === true ? admission : limited.then(() => admission);
+    };
     return gate instanceof Promise ? gate.then(rateLimit) : rateLimit();
   }
 
@@ -204,17 +233,13 @@ export class LimitsService implements OnModuleInit, OnApplicationShutdown {
     facts: LimitFacts,
     model: CatalogModel | undefined,
     info: ApiKeyInfo,
-    req: GatewayRequest,
+    asked: readonly unknown[],
     requestedOutput: number | undefined,
     estimate: (m: CatalogModel) => number,
   ): bigint {
     if (model === undefined) {
       return 0n;
     }
-    const header = req.headers[FALLBACKS_HEADER];
-    const bodyModels = (req.body as { models?: unknown } | undefined)?.models;
-    const asked =
-      typeof header === 'string' ? header.split(',') : Array.isArray(bodyModels) ? bodyModels : [];
     const models = reachableModels(
       model,
       (id) => this.catalog.find(id),

@@ -16,6 +16,7 @@ import { validateCountTokensRequest } from './messages-request.validation';
 import { GenerationPipeline } from '../shared/generation.pipeline';
 import { CountTokensService } from './count-tokens.service';
 import { messagesAdapter } from './messages.adapter';
+import { Planned, type RequestPlan } from '../shared/request-plan';
 
 class CountTokensRequestPipe implements PipeTransform<unknown, CountTokensRequestDto> {
   transform(value: unknown): CountTokensRequestDto {
@@ -40,12 +41,11 @@ export class MessagesController {
   @HttpCode(200)
   @Generation(messagesAdapter)
   create(
-    // Validated in place by the generation guard.
-    @Body() body: MessagesRequestDto,
-    @Req() req: GatewayRequest,
-    @Res() res: GatewayResponse,
+    @Planned() plan: RequestPlan<MessagesRequestDto>,
+    // The pipeline writes the answer (plan.res): declared so that Nest sends nothing itself.
+    @Res() _res: GatewayResponse,
   ): Promise<void> {
-    return this.pipeline.serve(messagesAdapter, body, req, res);
+    return this.pipeline.serve(plan);
   }
 
   /** No system-prompt rule here: counting generates nothing, and `system` is optional. */

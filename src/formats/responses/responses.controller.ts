@@ -1,5 +1,4 @@
 import {
-  Body,
   Controller,
   Delete,
   Get,
@@ -18,6 +17,7 @@ import { Generation } from '../shared/generation.guard';
 import type { GenerationAdapter } from '../shared/generation.adapter';
 import type { ResponsesRequestDto } from './responses-request.dto';
 import { GenerationPipeline } from '../shared/generation.pipeline';
+import { Planned, type RequestPlan } from '../shared/request-plan';
 import { ownedResponsesAdapter, responsesAdapter } from './responses.adapter';
 import { ResponsesOwnership } from './responses.ownership';
 import { StoredResponsesService } from './stored-responses.service';
@@ -40,16 +40,16 @@ export class ResponsesController {
   @HttpCode(200)
   @Generation(responsesAdapter)
   create(
-    // Validated in place by the generation guard.
-    @Body() body: ResponsesRequestDto,
-    @Req() req: GatewayRequest,
-    @Res() res: GatewayResponse,
+    @Planned() plan: RequestPlan<ResponsesRequestDto>,
+    // The pipeline writes the answer (plan.res): declared so that Nest sends nothing itself.
+    @Res() _res: GatewayResponse,
   ): Promise<void> {
     // Stored objects it continues from must be the key's own, checked before any upstream call.
-    const checked = req.ctx.key && this.ownership.checkContinuation(body, req.ctx.key);
+    const checked = plan.key && this.ownership.checkContinuation(plan.body, plan.key);
+    // The plan names responsesAdapter; this one is it with the ownership records bound.
     return checked
-      ? checked.then(() => this.pipeline.serve(this.adapter, body, req, res))
-      : this.pipeline.serve(this.adapter, body, req, res);
+      ? checked.then(() => this.pipeline.serve(plan, this.adapter))
+      : this.pipeline.serve(plan, this.adapter);
   }
 
   @Get(':id')

@@ -1,21 +1,20 @@
 import { Controller, HttpCode, Post, Res, UseFilters } from '@nestjs/common';
 import type { GatewayResponse } from '../../common/request-context';
-import { OpenAiExceptionFilter } from '../openai/openai-exception.filter';
 import { Generation } from '../shared/generation.guard';
 import { GenerationPipeline } from '../shared/generation.pipeline';
 import { Planned, type RequestPlan } from '../shared/request-plan';
 import type { ChatCompletionRequestDto } from './chat-request.dto';
-import { chatAdapter } from './chat.adapter';
+import { chatCompletionsFormat } from './chat.format';
 
 /** OpenAI Chat Completions: `POST /v1/chat/completions`, every catalog model. */
-@Controller('v1/chat')
-@UseFilters(OpenAiExceptionFilter)
+@Controller(chatCompletionsFormat.path)
+@UseFilters(chatCompletionsFormat.filter)
 export class ChatCompletionsController {
   constructor(private readonly pipeline: GenerationPipeline) {}
 
-  @Post('completions')
+  @Post()
   @HttpCode(200)
-  @Generation(chatAdapter)
+  @Generation(chatCompletionsFormat)
   create(
     @Planned() plan: RequestPlan<ChatCompletionRequestDto>,
     // The pipeline writes the answer (plan.res): declared so that Nest sends nothing itself.

@@ -10,12 +10,11 @@ import {
 } from '@nestjs/common';
 import type { GatewayRequest, GatewayResponse } from '../../common/request-context';
 import { Generation } from '../shared/generation.guard';
-import { AnthropicExceptionFilter } from './anthropic-exception.filter';
 import type { CountTokensRequestDto, MessagesRequestDto } from './messages-request.dto';
 import { validateCountTokensRequest } from './messages-request.validation';
 import { GenerationPipeline } from '../shared/generation.pipeline';
 import { CountTokensService } from './count-tokens.service';
-import { messagesAdapter } from './messages.adapter';
+import { messagesFormat } from './messages.format';
 import { Planned, type RequestPlan } from '../shared/request-plan';
 
 class CountTokensRequestPipe implements PipeTransform<unknown, CountTokensRequestDto> {
@@ -29,8 +28,8 @@ class CountTokensRequestPipe implements PipeTransform<unknown, CountTokensReques
  * the root the Anthropic SDKs use (`?beta=true`, sent by `client.beta.*`, is ignored).
  * Every error here, the global auth guard's included, uses the Anthropic envelope.
  */
-@Controller('v1/messages')
-@UseFilters(AnthropicExceptionFilter)
+@Controller(messagesFormat.path)
+@UseFilters(messagesFormat.filter)
 export class MessagesController {
   constructor(
     private readonly pipeline: GenerationPipeline,
@@ -39,7 +38,7 @@ export class MessagesController {
 
   @Post()
   @HttpCode(200)
-  @Generation(messagesAdapter)
+  @Generation(messagesFormat)
   create(
     @Planned() plan: RequestPlan<MessagesRequestDto>,
     // The pipeline writes the answer (plan.res): declared so that Nest sends nothing itself.

@@ -23,7 +23,8 @@ import { ProviderRegistry } from '../../upstream/provider-registry';
 import { FallbackPlan, askedFallbacks } from '../../resilience/fallback-plan';
 import { stickyKeyOf } from '../../resilience/sticky-key';
 import { routeGeneration } from './canonical-path';
-import type { GenerationAdapter, GenerationBody } from './generation.adapter';
+import type { GenerationBody } from './generation.adapter';
+import type { WireFormatDescriptor } from './wire-format';
 import type { PlannedRequest, RequestPlan } from './request-plan';
 
 /**
@@ -45,14 +46,16 @@ export interface GenerationFacts<B extends GenerationBody = GenerationBody> {
 const GENERATION = 'gateway:generation';
 
 /**
- * Admits a generation request with its format's adapter, whose frozen {@link RequestPlan}
- * the handler takes with `@Planned()`. The request limits reading `requestLimitsOf` see the
- * format's limits extractor.
+ * Admits a generation request of `format` with its adapter; the handler takes the frozen
+ * {@link RequestPlan} with `@Planned()`. The request limits reading `requestLimitsOf` see
+ * the format's limits extractor.
  */
-export const Generation = (adapter: GenerationAdapter): MethodDecorator =>
+export const Generation = <B extends GenerationBody>(
+  format: WireFormatDescriptor<B>,
+): MethodDecorator =>
   applyDecorators(
-    SetMetadata(GENERATION, adapter),
-    SetMetadata(REQUEST_LIMITS, adapter.limits),
+    SetMetadata(GENERATION, format),
+    SetMetadata(REQUEST_LIMITS, format.adapter.limits),
     UseGuards(GenerationGuard),
   );
 
@@ -79,13 +82,14 @@ export class GenerationGuard implements CanActivate {
   ) {}
 
   canActivate(context: ExecutionContext): true | Promise<true> {
-    const facts = this.reflector.get<GenerationAdapter | undefined>(
+    const format = this.reflector.get<WireFormatDescriptor | undefined>(
       GENERATION,
       context.getHandler(),
     );
-    if (!facts) {
+    if (!format) {
       return true;
     }
+    const facts = format.adapter;
     const http = context.switchToHttp();
     const req = http.getRequest<PlannedRequest>();
     const res = http.getResponse<GatewayResponse>();
@@ -113,6 +117,7 @@ export class GenerationGuard implements CanActivate {
     const asked = askedFallbacks(req, valid);
     const plan = (admission: Admission): RequestPlan => {
       req.plan = Object.freeze({
+        format,
         adapter: facts,
         received: valid,
         body: sent,

@@ -114,6 +114,7 @@ export class GenerationPipeline {
       const result = await path.provider.passthrough({
         model: a.model,
         format: adapter.format,
+        answer: plan.format.answer,
         body: call.payload,
         stream: false,
         ctx: a.ctx,
@@ -158,6 +159,7 @@ export class GenerationPipeline {
       const started = path.provider.passthrough({
         model: a.model,
         format: adapter.format,
+        answer: plan.format.answer,
         body: call.payload,
         stream: true,
         ctx: a.ctx,

@@ -6,6 +6,7 @@ import type { Admission } from '../../limits/limits.service';
 import type { ProtectionPlan } from '../../policy/protections/protections.gate';
 import type { GenerationRoute } from './canonical-path';
 import type { GenerationAdapter, GenerationBody } from './generation.adapter';
+import type { WireFormatDescriptor } from './wire-format';
 
 /**
  * Everything admission decided about one generation request, made once by the generation
@@ -14,7 +15,9 @@ import type { GenerationAdapter, GenerationBody } from './generation.adapter';
  * retry or a fallback starts from the same plan as the first attempt did.
  */
 export interface RequestPlan<B extends GenerationBody = GenerationBody> {
-  /** The wire format's adapter, named once by the endpoint's `@Generation(adapter)`. */
+  /** The wire format, named once by the endpoint's `@Generation(format)`. */
+  readonly format: WireFormatDescriptor<B>;
+  /** Its adapter (`format.adapter`). */
   readonly adapter: GenerationAdapter<B>;
   /** The client's body as received and validated (frozen: nothing writes to it). */
   readonly received: Readonly<B>;

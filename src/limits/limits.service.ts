@@ -13,7 +13,6 @@ import { keyMayUseModel } from '../auth/key-policy';
 import { CatalogService } from '../catalog/catalog.service';
 import type { CatalogModel } from '../catalog/catalog.types';
 import {
-  PermissionDeniedError,
   RateLimitExceededError,
   RateLimiterUnavailableError,
 } from '../common/errors/gateway-errors';
@@ -65,8 +64,8 @@ export interface Admission {
 export const ADMITTED: Admission = Object.freeze({});
 
 /**
- * Admission of one request, before any upstream call: request limits (400), the key's
- * model scope (403), its budget and its team's (429 insufficient_quota: the worst-case cost
+ * Admission of one request, before any upstream call (the key's model scope was checked by
+ * then, where the request's plan is made): request limits (400), its budget and its team's (429 insufficient_quota: the worst-case cost
  * is reserved, see the usage module's ReservingBudgetGate), then rate limits (429) for the
  * client key, atomically across every dimension that applies. When
  * the response closes, the token reservation is corrected with the real usage and the
@@ -189,7 +188,6 @@ export class LimitsService implements OnModuleInit, OnApplicationShutdown {
     if (keyId === undefined) {
       return admission;
     }
-    checkModelScope(info, facts.model);
     if (model) {
       // Priced only if the client leaves before the upstream reports usage.
       req.ctx.estimateUsage = () => ({
@@ -379,17 +377,6 @@ export class LimitsService implements OnModuleInit, OnApplicationShutdown {
       return true;
     }
     return this.keys.anyLimit((l) => (l.tokensPerMinute ?? 0) > 0);
-  }
-}
-
-/** 403 when the key is scoped to models and the request names another. */
-function checkModelScope(info: ApiKeyInfo | undefined, model: string | undefined): void {
-  if (model !== undefined && !keyMayUseModel(info, model)) {
-    throw new PermissionDeniedError(
-      `This API key may not use the model '${model}'.`,
-      'model_not_allowed',
-      'model',
-    );
   }
 }
 

@@ -8,7 +8,12 @@ import {
 } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { CatalogService } from '../../catalog/catalog.service';
-import { MissingSystemPromptError } from '../../common/errors/gateway-errors';
+import type { ApiKeyInfo } from '../../auth/api-key.service';
+import { keyMayUseModel } from '../../auth/key-policy';
+import {
+  MissingSystemPromptError,
+  PermissionDeniedError,
+} from '../../common/errors/gateway-errors';
 import type { GatewayResponse } from '../../common/request-context';
 import type { WireFormat } from '../../core/canonical';
 import type { LimitsExtractor } from '../../limits/limit-facts';
@@ -64,7 +69,7 @@ export const Generation = <B extends GenerationBody>(
  * the model and whether this endpoint serves it (404/400/503); the body's validity and
  * rule S1 (400); the protections' settings, which strip the protection tools (400); the
  * serving path (400 when no path serves the model here), decided once for the pipeline; the
- * request and rate limits (400/429); then the protections' checks, the local stages before
+ * key's model scope (403); the request limits, budget and rate limits (400/429); then the protections' checks, the local stages before
  * any paid model call. Nothing costs quota or a model call before the free checks passed.
  * What it decided becomes the request's frozen plan, with the fallbacks chosen here.
  */
@@ -139,6 +144,7 @@ export class GenerationGuard implements CanActivate {
       });
       return req.plan;
     };
+    checkModelScope(req.ctx.key, valid.model);
     const admit = (): Admission | Promise<Admission> =>
       this.limits.admit(facts.limits(sent, req.query), req, res, asked);
     const admitted = this.tracing.enabled
@@ -171,4 +177,15 @@ function withoutGatewayFields<B extends GenerationBody>(body: B | Record<string,
   }
   const { models: _models, ...rest } = body as Record<string, unknown>;
   return Object.freeze(rest) as unknown as B;
+}
+
+/** 403 when the key is scoped to models and the request names another. */
+function checkModelScope(key: ApiKeyInfo | undefined, model: string): void {
+  if (!keyMayUseModel(key, model)) {
+    throw new PermissionDeniedError(
+      `This API key may not use the model '${model}'.`,
+      'model_not_allowed',
+      'model',
+    );
+  }
 }

@@ -73,7 +73,13 @@ function admitTo(
   } as unknown as GatewayRequest;
   const res = { setHeader: () => undefined, once: () => undefined } as unknown as GatewayResponse;
   try {
-    return { outcome: service.admit({ ...facts, model: models[0].id }, req, res), req, catalog };
+    // The request's plan chooses the fallback, as the generation guard does.
+    const fallbacks = new FallbackPlan(catalog);
+    const outcome = service.admit({ ...facts, model: models[0].id }, req, res, {
+      contextFallback: (fits) =>
+        fallbacks.contextFallback(models[0], key, 'chat_completions', fits),
+    });
+    return { outcome, req, catalog };
   } catch (e) {
     return { outcome: e, req, catalog };
   } finally {

@@ -53,8 +53,8 @@ import { reachableModels, reservedPromptTokens, worstCaseCost } from './worst-ca
 
 /**
  * What admission hands to the request's plan. `contextFallback`: the prompt does not fit the
- * requested model's context window, and this fallback (the first the key may use whose window
- * holds it) serves instead; the plan starts its fallback list there.
+ * requested model's context window, and this fallback (the one the plan's chooser picked
+ * among those whose window holds it) serves instead; the plan starts its fallback list there.
  */
 export interface Admission {
   readonly contextFallback?: CatalogModel;
@@ -62,6 +62,18 @@ export interface Admission {
 
 /** The admission of almost every request: nothing to hand on (shared, never a new object). */
 export const ADMITTED: Admission = Object.freeze({});
+
+/** What the request's plan tells admission about its fallbacks; the limits choose none. */
+export interface FallbackOptions {
+  /** The model ids the client asked to fall back to, which the budget's worst case covers. */
+  asked?: readonly unknown[];
+  /**
+   * Picks the fallback that serves a prompt too long for the requested model, given which
+   * models' windows hold it (by the same estimate and tolerance as the check); undefined:
+   * none, and the request gets context_length_exceeded.
+   */
+  contextFallback?: (fits: (m: CatalogModel) => boolean) => CatalogModel | undefined;
+}
 
 /**
  * Admission of one request, before any upstream call (the key's model scope was checked by
@@ -115,44 +127,15 @@ export class LimitsService implements OnModuleInit, OnApplicationShutdown {
   }
 
   /**
-   * The first catalog fallback of `model` that the key may use and whose window holds the
-   * prompt (by the same estimate and tolerance as the check), for the context-window
-   * fallback. `windowOf` counts the prompt once per tokenizer, not once per candidate.
-   */
-  private largerFallback(
-    model: CatalogModel,
-    key: ApiKeyInfo | undefined,
-    requestedOutput: number,
-    windowOf: (family: string) => { tokens: number; tolerance: number },
-  ): CatalogModel | undefined {
-    for (const id of model.fallbacks ?? []) {
-      const candidate = this.catalog.find(id);
-      if (
-        candidate === undefined ||
-        !candidate.provider.available ||
-        !keyMayUseModel(key, candidate.id)
-      ) {
-        continue;
-      }
-      const window = windowOf(candidate.family);
-      if (fitsContextWindow(candidate, window.tokens, requestedOutput, window.tolerance)) {
-        return candidate;
-      }
-    }
-    return undefined;
-  }
-
-  /**
    * Lets the request through (its {@link Admission}, or a promise of it with Redis) or throws
-   * the GatewayError the endpoint's filter renders in its own envelope. `fallbacks`: the
-   * model ids the client asked to fall back to (header or body), which the budget's worst
-   * case covers; the request's plan reads them, not the limits.
+   * the GatewayError the endpoint's filter renders in its own envelope. `fallbacks`: what
+   * the request's plan says of its fallbacks (the limits read no header and choose none).
    */
   admit(
     facts: LimitFacts,
     req: GatewayRequest,
     res: GatewayResponse,
-    fallbacks: readonly unknown[] = [],
+    fallbacks: FallbackOptions = {},
   ): Admission | Promise<Admission> {
     checkCounts(facts, this.config);
     const model = facts.model === undefined ? undefined : this.catalog.find(facts.model);
@@ -177,7 +160,12 @@ export class LimitsService implements OnModuleInit, OnApplicationShutdown {
         try {
           checkContextWindow(model, window.tokens, requestedOutput ?? 0, window.tolerance, facts);
         } catch (error) {
-          const fallback = this.largerFallback(model, info, requestedOutput ?? 0, windowOf);
+          // `windowOf` counts the prompt once per tokenizer, not once per candidate.
+          const fits = (m: CatalogModel): boolean => {
+            const w = windowOf(m.family);
+            return fitsContextWindow(m, w.tokens, requestedOutput ?? 0, w.tolerance);
+          };
+          const fallback = fallbacks.contextFallback?.(fits);
           if (fallback === undefined) {
             throw error;
           }
@@ -202,7 +190,7 @@ export class LimitsService implements OnModuleInit, OnApplicationShutdown {
       info !== undefined && facts.tokenFree !== true && this.budgets?.applies(info)
         ? this.budgets.reserve(
             info,
-            this.worstCase(facts, model, info, fallbacks, requestedOutput, estimate),
+            this.worstCase(facts, model, info, fallbacks.asked ?? [], requestedOutput, estimate),
             req,
             res,
           )

@@ -63,6 +63,32 @@ export class FallbackPlan {
     return [model, ...this.usable(ids, key, format, model)];
   }
 
+  /**
+   * The fallback that serves a prompt too long for `model`: the first of its catalog
+   * fallbacks that serves `format`, the key may use and whose window holds the prompt
+   * (`fits`, the limits' estimate).
+   */
+  contextFallback(
+    model: CatalogModel,
+    key: ApiKeyInfo | undefined,
+    format: WireFormat,
+    fits: (m: CatalogModel) => boolean,
+  ): CatalogModel | undefined {
+    for (const id of model.fallbacks ?? []) {
+      const m = this.catalog.find(id);
+      if (
+        m !== undefined &&
+        m.endpoints.has(format) &&
+        m.provider.available &&
+        keyMayUseModel(key, m.id) &&
+        fits(m)
+      ) {
+        return m;
+      }
+    }
+    return undefined;
+  }
+
   /** The models of `ids` that exist, serve `format` and the key may use, at most MAX_FALLBACKS. */
   private usable(
     ids: readonly string[],

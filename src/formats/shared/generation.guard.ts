@@ -146,7 +146,11 @@ export class GenerationGuard implements CanActivate {
     };
     checkModelScope(req.ctx.key, valid.model);
     const admit = (): Admission | Promise<Admission> =>
-      this.limits.admit(facts.limits(sent, req.query), req, res, asked);
+      this.limits.admit(facts.limits(sent, req.query), req, res, {
+        asked,
+        contextFallback: (fits) =>
+          this.fallbacks.contextFallback(route.model, req.ctx.key, format.name, fits),
+      });
     const admitted = this.tracing.enabled
       ? this.tracing.step(req, 'gateway.limits', admit)
       : admit();

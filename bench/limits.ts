@@ -183,7 +183,7 @@ function admitOnce(service: LimitsService, i: number): true | Promise<true> {
   // The response ends at once: the token correction runs, as it would after the answer.
   (req.ctx as { usage?: unknown }).usage = { inputTokens: 300, outputTokens: 100 };
   const close = (): void => void res.emit('close');
-  return r instanceof Promise ? r.then((v) => (close(), v)) : (close(), r);
+  return r instanceof Promise ? r.then(() => (close(), true)) : (close(), true);
 }
 
 async function redisAvailable(store: RedisRateLimitStore): Promise<boolean> {

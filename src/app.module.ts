@@ -11,13 +11,11 @@ import { OwnershipModule } from './ownership/ownership.module';
 import { UsageModule } from './usage/usage.module';
 import { GlobalExceptionFilter } from './common/errors/global-exception.filter';
 import { gatewayConfigModule } from './config';
-import { ChatCompletionsModule } from './formats/chat-completions/chat-completions.module';
 import { HealthModule } from './health/health.module';
 import { LimitsModule } from './limits/limits.module';
 import { ObservabilityModule } from './observability/observability.module';
 import { OpenApiModule } from './openapi/openapi.module';
-import { MessagesModule } from './formats/messages/messages.module';
-import { ResponsesModule } from './formats/responses/responses.module';
+import { WIRE_FORMATS } from './formats/wire-formats';
 import { PolicyModule } from './policy/policy.module';
 import { UpstreamModule } from './upstream/upstream.module';
 
@@ -35,9 +33,7 @@ import { UpstreamModule } from './upstream/upstream.module';
     UpstreamModule,
     HealthModule,
     LimitsModule,
-    ChatCompletionsModule,
-    ResponsesModule,
-    MessagesModule,
+    ...WIRE_FORMATS.map((f) => f.module),
     ObservabilityModule,
     OpenApiModule,
     AdminModule,

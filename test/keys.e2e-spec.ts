@@ -142,7 +142,7 @@ function keyStoreSuite(setup: () => Promise<Backend>): void {
       'GET',
       `/usage/requests?key_id=${id}&after=${rows.body.next_cursor}`,
     );
-    expect(older.body.data.map((r: any) => r.endpoint)).toEqual(['chat.completions']);
+    expect(older.body.data.map((r: any) => r.endpoint)).toEqual(['chat_completions']);
     // last_used_at comes with the ledger flush.
     expect((await admin(gw, 'GET', `/keys/${id}`)).body.last_used_at).not.toBeNull();
   });
@@ -159,11 +159,13 @@ function keyStoreSuite(setup: () => Promise<Backend>): void {
   });
 
   it('scopes a key to models and endpoints: 403 outside them, and /v1/models lists only its own', async () => {
-    const { key } = await createKey(gw, {
+    const { key, id } = await createKey(gw, {
       name: 'scoped',
       models: ['test-*'],
+      // The older spelling is still accepted, and stored as the canonical name.
       endpoints: ['chat.completions'],
     });
+    expect((await admin(gw, 'GET', `/keys/${id}`)).body.endpoints).toEqual(['chat_completions']);
     const forbiddenModel = await rejection(
       openai(key).chat.completions.create({
         model: 'local-echo-gpt',

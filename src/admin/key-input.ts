@@ -2,6 +2,7 @@ import {
   BUDGET_PERIODS,
   type BudgetPeriod,
   KEY_ENDPOINTS,
+  keyEndpointOf,
   type KeyEndpoint,
   globToRegExp,
   isGlob,
@@ -86,10 +87,12 @@ function endpoints(v: unknown): KeyEndpoint[] {
   return [
     ...new Set(
       v.map((e, i) => {
-        if (!KEY_ENDPOINTS.includes(e as KeyEndpoint)) {
+        // Older spellings ('chat.completions') are stored as the canonical name.
+        const endpoint = keyEndpointOf(e);
+        if (endpoint === undefined) {
           throw bad(`endpoints[${i}]`, `expected one of ${KEY_ENDPOINTS.join(', ')}.`);
         }
-        return e as KeyEndpoint;
+        return endpoint;
       }),
     ),
   ];

@@ -1,14 +1,28 @@
 import { envelopeForPath } from '../common/errors/global-exception.filter';
-import { endpointOfPath, keyMayUseModel, ModelScope, routedPath } from './key-policy';
+import {
+  endpointOfPath,
+  keyEndpointOf,
+  keyMayUseModel,
+  ModelScope,
+  routedPath,
+} from './key-policy';
 
 describe('endpointOfPath', () => {
   it('classifies a path as the router matches it: any letter case, a trailing slash', () => {
     for (const path of ['/v1/chat/completions', '/V1/CHAT/COMPLETIONS', '/v1/chat/completions/']) {
-      expect(endpointOfPath(path)).toBe('chat.completions');
+      expect(endpointOfPath(path)).toBe('chat_completions');
     }
     expect(endpointOfPath('/V1/Messages//')).toBe('messages');
     expect(endpointOfPath('/v1/Responses/resp_1')).toBe('responses');
     expect(endpointOfPath('/v1/models')).toBeUndefined();
+  });
+
+  it('reads the older scope spelling chat.completions as chat_completions', () => {
+    expect(keyEndpointOf('chat.completions')).toBe('chat_completions');
+    expect(keyEndpointOf('chat_completions')).toBe('chat_completions');
+    expect(keyEndpointOf('messages')).toBe('messages');
+    expect(keyEndpointOf('toString')).toBeUndefined();
+    expect(keyEndpointOf('embeddings')).toBeUndefined();
   });
 
   it('answers a variant path of the Messages API in its own envelope', () => {

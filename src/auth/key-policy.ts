@@ -4,9 +4,28 @@
  * auth guard and the limits read it.
  */
 
-/** Endpoint names a key can be scoped to. */
-export const KEY_ENDPOINTS = ['chat.completions', 'responses', 'messages'] as const;
+/**
+ * Endpoint names a key can be scoped to: the wire formats' own names (as in the catalog's
+ * `endpoints` and each format's descriptor).
+ */
+export const KEY_ENDPOINTS = ['chat_completions', 'responses', 'messages'] as const;
 export type KeyEndpoint = (typeof KEY_ENDPOINTS)[number];
+
+/** Older spellings still accepted in key scopes, read as their canonical name. */
+const KEY_ENDPOINT_ALIASES: ReadonlyMap<string, KeyEndpoint> = new Map([
+  ['chat.completions', 'chat_completions'],
+]);
+
+/** The canonical endpoint name of `name` (an alias included); undefined when it names none. */
+export function keyEndpointOf(name: unknown): KeyEndpoint | undefined {
+  if (typeof name !== 'string') {
+    return undefined;
+  }
+  if ((KEY_ENDPOINTS as readonly string[]).includes(name)) {
+    return name as KeyEndpoint;
+  }
+  return KEY_ENDPOINT_ALIASES.get(name);
+}
 
 export const BUDGET_PERIODS = ['day', 'month', 'total'] as const;
 export type BudgetPeriod = (typeof BUDGET_PERIODS)[number];
@@ -32,7 +51,7 @@ export function routedPath(path: string): string {
 export function endpointOfPath(raw: string): KeyEndpoint | undefined {
   const path = routedPath(raw);
   if (path === '/v1/chat/completions') {
-    return 'chat.completions';
+    return 'chat_completions';
   }
   if (path === '/v1/responses' || path.startsWith('/v1/responses/')) {
     return 'responses';

@@ -96,11 +96,30 @@ export interface CanonicalRequest {
   /** End-user id: chat/Responses `user`, Messages `metadata.user_id`. */
   user?: string;
   responseFormat?: CanonicalResponseFormat;
-  /** The inbound wire format, so that errors and dropped-parameter lists use its field names. */
+  /** The inbound wire format. */
   source?: WireFormat;
+  /**
+   * The inbound format's own names for canonical fields (from its descriptor), so that
+   * errors and the dropped-parameter list use the client's field names.
+   */
+  paramNames?: ParamNames;
   /** Fields of the inbound body that the canonical model does not represent. */
   extra: Record<string, unknown>;
 }
+
+/** Canonical fields whose wire name depends on the inbound format. */
+export type CanonicalParam =
+  | 'reasoning'
+  | 'stop'
+  | 'user'
+  | 'responseFormat'
+  | 'temperature'
+  | 'topP'
+  | 'metadata'
+  | 'verbosity';
+
+/** One wire format's names for the canonical fields. */
+export type ParamNames = Readonly<Record<CanonicalParam, string>>;
 
 export type FinishReason =
   'stop' | 'length' | 'tool_calls' | 'content_filter' | 'refusal' | 'pause' | 'error';

@@ -1,5 +1,5 @@
 import { type Kysely, type Selectable, sql } from 'kysely';
-import type { BudgetPeriod, KeyEndpoint } from '../auth/key-policy';
+import { type BudgetPeriod, type KeyEndpoint, keyEndpointOf } from '../auth/key-policy';
 import type { ApiKeysTable, Database } from '../db/schema';
 import type {
   KeyChanges,
@@ -11,6 +11,14 @@ import type {
 
 type KeyRow = Selectable<ApiKeysTable>;
 type Secret = ManagedKeyRecord['secrets'][number];
+
+/**
+ * A stored scope's endpoints by their canonical names: rows written before the rename say
+ * 'chat.completions'. A name no longer known opens nothing, as before.
+ */
+function canonicalEndpoints(stored: readonly string[]): KeyEndpoint[] {
+  return [...new Set(stored.flatMap((name) => keyEndpointOf(name) ?? []))];
+}
 
 function toRecord(row: KeyRow, secrets: Secret[]): ManagedKeyRecord {
   return {
@@ -24,7 +32,7 @@ function toRecord(row: KeyRow, secrets: Secret[]): ManagedKeyRecord {
     revokedAt: row.revoked_at,
     revokedReason: row.revoked_reason,
     models: row.models,
-    endpoints: row.endpoints as KeyEndpoint[] | null,
+    endpoints: row.endpoints === null ? null : canonicalEndpoints(row.endpoints),
     limits: row.limits,
     budget:
       row.budget_micros === null || row.budget_period === null

@@ -9,10 +9,9 @@ import type { GatewayRequest, GatewayResponse } from '../common/request-context'
 import type { AllConfig } from '../config';
 import { chatLimitFacts } from '../formats/chat-completions/chat.limits';
 import { LimitsHealth } from './limits-health';
-import { LimitsService } from './limits.service';
+import { ADMITTED, type Admission, LimitsService } from './limits.service';
 import { MemoryRateLimitStore } from './rate/memory.store';
 import { testModel } from '../testing/test-model';
-import { contextFallbackOf } from '../resilience/context-fallback';
 import { FallbackPlan } from '../resilience/fallback-plan';
 import { BpeCounter } from './tokens/bpe-counter';
 import { windowEstimate } from './tokens/token-estimator';
@@ -74,7 +73,13 @@ function admitTo(
   } as unknown as GatewayRequest;
   const res = { setHeader: () => undefined, once: () => undefined } as unknown as GatewayResponse;
   try {
-    return { outcome: service.admit({ ...facts, model: models[0].id }, req, res), req, catalog };
+    // The request's plan chooses the fallback, as the generation guard does.
+    const fallbacks = new FallbackPlan(catalog);
+    const outcome = service.admit({ ...facts, model: models[0].id }, req, res, {
+      contextFallback: (fits) =>
+        fallbacks.contextFallback(models[0], key, 'chat_completions', fits),
+    });
+    return { outcome, req, catalog };
   } catch (e) {
     return { outcome: e, req, catalog };
   } finally {
@@ -91,13 +96,13 @@ describe('the context-window check', () => {
   it('rejects a prompt only 5% over the window when the tokenizer is exact', () => {
     const tokens = windowEstimate(facts, 'openai').tokens;
     expect(admit('openai', Math.floor(tokens / 1.05))).toBeInstanceOf(ContextLengthExceededError);
-    expect(admit('openai', tokens)).toBe(true);
+    expect(admit('openai', tokens)).toBe(ADMITTED);
   });
 
   it('keeps its tolerance where the tokenizer is an approximation', () => {
     const estimate = windowEstimate(facts, 'anthropic');
     expect(estimate.tolerance).toBe(0.15);
-    expect(admit('anthropic', Math.floor(estimate.tokens / 1.05))).toBe(true);
+    expect(admit('anthropic', Math.floor(estimate.tokens / 1.05))).toBe(ADMITTED);
     expect(admit('anthropic', Math.floor(estimate.tokens / 1.25))).toBeInstanceOf(
       ContextLengthExceededError,
     );
@@ -120,30 +125,35 @@ describe('the context-window fallback', () => {
   });
 
   it('skips a larger fallback the key may not use and serves the next one it may', () => {
-    const { outcome, req, catalog: service } = admitTo(catalog, keyFor('small', 'medium', 'big'));
-    expect(outcome).toBe(true);
-    expect(contextFallbackOf(req)?.id).toBe('big');
-    const plan = new FallbackPlan(service).candidates(catalog[0], req, 'chat_completions', []);
+    const key = keyFor('small', 'medium', 'big');
+    const { outcome, catalog: service } = admitTo(catalog, key);
+    const larger = (outcome as Admission).contextFallback;
+    expect(larger?.id).toBe('big');
+    const plan = new FallbackPlan(service).candidates(
+      catalog[0],
+      key,
+      'chat_completions',
+      undefined,
+      larger,
+    );
     expect(plan.map((m) => m.id)).toEqual(['big']);
   });
 
   it('answers context_length_exceeded when every fallback that holds the prompt is out of scope', () => {
-    const { outcome, req } = admitTo(catalog, keyFor('small', 'medium'));
+    const { outcome } = admitTo(catalog, keyFor('small', 'medium'));
     expect(outcome).toBeInstanceOf(ContextLengthExceededError);
-    expect(contextFallbackOf(req)).toBeUndefined();
   });
 
   it('still takes the first fallback that holds the prompt for a key without a model scope', () => {
-    const { outcome, req } = admitTo(catalog, { ...keyFor(), scope: undefined });
-    expect(outcome).toBe(true);
-    expect(contextFallbackOf(req)?.id).toBe('forbidden-big');
+    const { outcome } = admitTo(catalog, { ...keyFor(), scope: undefined });
+    expect((outcome as Admission).contextFallback?.id).toBe('forbidden-big');
   });
 
   it('tokenizes the prompt once, however many candidates of its family are compared', () => {
     const count = jest.spyOn(BpeCounter.prototype, 'count');
     try {
       const { outcome } = admitTo(catalog, keyFor('small', 'medium', 'big'));
-      expect(outcome).toBe(true);
+      expect((outcome as Admission).contextFallback?.id).toBe('big');
       expect(count).toHaveBeenCalledTimes(facts.texts.length);
     } finally {
       count.mockRestore();

@@ -17,7 +17,7 @@ import type { RateLimits } from '../config/limits.config';
 import { chatLimitFacts } from '../formats/chat-completions/chat.limits';
 import { messagesLimitFacts } from '../formats/messages/messages.limits';
 import { LimitsHealth } from './limits-health';
-import { LimitsService } from './limits.service';
+import { ADMITTED, type Admission, LimitsService } from './limits.service';
 import { MemoryRateLimitStore } from './rate/memory.store';
 import type { RateLimitStore } from './rate/rate-limit.store';
 import { RequestLimits, RequestLimitsGuard, requestLimitsOf } from './request-limits.guard';
@@ -83,7 +83,7 @@ const chat = (over: Record<string, unknown> = {}) =>
   });
 
 /** The in-memory store decides synchronously: no promise, no await on the hot path. */
-function decided(result: true | Promise<true>): true {
+function decided(result: Admission | Promise<Admission>): Admission {
   if (result instanceof Promise) {
     throw new Error('expected a synchronous decision');
   }
@@ -119,7 +119,7 @@ describe('LimitsService', () => {
   it('admits synchronously on the in-memory store, with OpenAI headers on OpenAI paths', () => {
     const { req, res, gw } = call();
     const result = service({ requestsPerMinute: 2 }).admit(chat(), req, gw);
-    expect(result).toBe(true);
+    expect(result).toBe(ADMITTED);
     expect(res.headers).toEqual({
       'x-ratelimit-limit-requests': '2',
       'x-ratelimit-remaining-requests': '1',
@@ -162,7 +162,7 @@ describe('LimitsService', () => {
     expect(
       thrown(() => limits.admit(chat({ max_tokens: 5000 }), call().req, call().gw)),
     ).toBeInstanceOf(InvalidRequestError);
-    expect(limits.admit(chat(), call().req, call().gw)).toBe(true);
+    expect(limits.admit(chat(), call().req, call().gw)).toBe(ADMITTED);
   });
 
   it('rejects a prompt that cannot fit the context window with context_length_exceeded', () => {
@@ -229,9 +229,9 @@ describe('LimitsService', () => {
         message: expect.stringContaining('concurrent streams'),
       },
     );
-    expect(limits.admit(chat(), call().req, call().gw)).toBe(true);
+    expect(limits.admit(chat(), call().req, call().gw)).toBe(ADMITTED);
     first.res.emit('close');
-    expect(limits.admit(chat({ stream: true }), call().req, call().gw)).toBe(true);
+    expect(limits.admit(chat({ stream: true }), call().req, call().gw)).toBe(ADMITTED);
   });
 
   it('frees the stream slot at once when the client hung up before the decision', () => {
@@ -239,7 +239,7 @@ describe('LimitsService', () => {
     const gone = call();
     gone.res.closed = true;
     decided(limits.admit(chat({ stream: true }), gone.req, gone.gw));
-    expect(decided(limits.admit(chat({ stream: true }), call().req, call().gw))).toBe(true);
+    expect(decided(limits.admit(chat({ stream: true }), call().req, call().gw))).toBe(ADMITTED);
   });
 
   it('applies per-key overrides and per-model limits from the keys file', () => {
@@ -260,14 +260,14 @@ describe('LimitsService', () => {
 
   it('touches no counter and sends no header when no limit applies', () => {
     const { req, res, gw } = call();
-    expect(service({}).admit(chat(), req, gw)).toBe(true);
+    expect(service({}).admit(chat(), req, gw)).toBe(ADMITTED);
     expect(res.headers).toEqual({});
     expect(store.size).toBe(0);
   });
 
   it('skips rate limits for a request without a key id', () => {
     const { req, res, gw } = call('/v1/chat/completions', null);
-    expect(service({ requestsPerMinute: 1 }).admit(chat(), req, gw)).toBe(true);
+    expect(service({ requestsPerMinute: 1 }).admit(chat(), req, gw)).toBe(ADMITTED);
     expect(res.headers).toEqual({});
   });
 
@@ -284,7 +284,7 @@ describe('LimitsService', () => {
           call().req,
           call().gw,
         ),
-      ).resolves.toBe(true);
+      ).resolves.toBe(ADMITTED);
       expect(health.snapshot()).toMatchObject({ failedOpen: 1, failedClosed: 0, storeErrors: 1 });
       expect(health.snapshot().lastError?.message).toBe('Connection is closed.');
     });

@@ -13,7 +13,6 @@ import { keyMayUseModel } from '../auth/key-policy';
 import { CatalogService } from '../catalog/catalog.service';
 import type { CatalogModel } from '../catalog/catalog.types';
 import {
-  PermissionDeniedError,
   RateLimitExceededError,
   RateLimiterUnavailableError,
 } from '../common/errors/gateway-errors';
@@ -44,8 +43,6 @@ import {
   refusalMessage,
   snapshotOf,
 } from './rate/rate-plan';
-import { rememberContextFallback } from '../resilience/context-fallback';
-import { FALLBACKS_HEADER } from '../resilience/fallback-plan';
 import {
   estimatePromptTokens,
   windowEstimates,
@@ -55,8 +52,32 @@ import {
 import { reachableModels, reservedPromptTokens, worstCaseCost } from './worst-case';
 
 /**
- * Admission of one request, before any upstream call: request limits (400), the key's
- * model scope (403), its budget and its team's (429 insufficient_quota: the worst-case cost
+ * What admission hands to the request's plan. `contextFallback`: the prompt does not fit the
+ * requested model's context window, and this fallback (the one the plan's chooser picked
+ * among those whose window holds it) serves instead; the plan starts its fallback list there.
+ */
+export interface Admission {
+  readonly contextFallback?: CatalogModel;
+}
+
+/** The admission of almost every request: nothing to hand on (shared, never a new object). */
+export const ADMITTED: Admission = Object.freeze({});
+
+/** What the request's plan tells admission about its fallbacks; the limits choose none. */
+export interface FallbackOptions {
+  /** The model ids the client asked to fall back to, which the budget's worst case covers. */
+  asked?: readonly unknown[];
+  /**
+   * Picks the fallback that serves a prompt too long for the requested model, given which
+   * models' windows hold it (by the same estimate and tolerance as the check); undefined:
+   * none, and the request gets context_length_exceeded.
+   */
+  contextFallback?: (fits: (m: CatalogModel) => boolean) => CatalogModel | undefined;
+}
+
+/**
+ * Admission of one request, before any upstream call (the key's model scope was checked by
+ * then, where the request's plan is made): request limits (400), its budget and its team's (429 insufficient_quota: the worst-case cost
  * is reserved, see the usage module's ReservingBudgetGate), then rate limits (429) for the
  * client key, atomically across every dimension that applies. When
  * the response closes, the token reservation is corrected with the real usage and the
@@ -106,41 +127,20 @@ export class LimitsService implements OnModuleInit, OnApplicationShutdown {
   }
 
   /**
-   * The first catalog fallback of `model` that the key may use and whose window holds the
-   * prompt (by the same estimate and tolerance as the check), for the context-window
-   * fallback. `windowOf` counts the prompt once per tokenizer, not once per candidate.
+   * Lets the request through (its {@link Admission}, or a promise of it with Redis) or throws
+   * the GatewayError the endpoint's filter renders in its own envelope. `fallbacks`: what
+   * the request's plan says of its fallbacks (the limits read no header and choose none).
    */
-  private largerFallback(
-    model: CatalogModel,
-    key: ApiKeyInfo | undefined,
-    requestedOutput: number,
-    windowOf: (family: string) => { tokens: number; tolerance: number },
-  ): CatalogModel | undefined {
-    for (const id of model.fallbacks ?? []) {
-      const candidate = this.catalog.find(id);
-      if (
-        candidate === undefined ||
-        !candidate.provider.available ||
-        !keyMayUseModel(key, candidate.id)
-      ) {
-        continue;
-      }
-      const window = windowOf(candidate.family);
-      if (fitsContextWindow(candidate, window.tokens, requestedOutput, window.tolerance)) {
-        return candidate;
-      }
-    }
-    return undefined;
-  }
-
-  /**
-   * Lets the request through (true, or a promise of it with Redis) or throws the
-   * GatewayError the endpoint's filter renders in its own envelope.
-   */
-  admit(facts: LimitFacts, req: GatewayRequest, res: GatewayResponse): true | Promise<true> {
+  admit(
+    facts: LimitFacts,
+    req: GatewayRequest,
+    res: GatewayResponse,
+    fallbacks: FallbackOptions = {},
+  ): Admission | Promise<Admission> {
     checkCounts(facts, this.config);
     const model = facts.model === undefined ? undefined : this.catalog.find(facts.model);
     let requestedOutput: number | undefined;
+    let admission = ADMITTED;
     let promptTokens: number | undefined;
     const estimate = (m: CatalogModel): number =>
       (promptTokens ??= estimatePromptTokens(facts, m.family));
@@ -160,18 +160,22 @@ export class LimitsService implements OnModuleInit, OnApplicationShutdown {
         try {
           checkContextWindow(model, window.tokens, requestedOutput ?? 0, window.tolerance, facts);
         } catch (error) {
-          const fallback = this.largerFallback(model, info, requestedOutput ?? 0, windowOf);
+          // `windowOf` counts the prompt once per tokenizer, not once per candidate.
+          const fits = (m: CatalogModel): boolean => {
+            const w = windowOf(m.family);
+            return fitsContextWindow(m, w.tokens, requestedOutput ?? 0, w.tolerance);
+          };
+          const fallback = fallbacks.contextFallback?.(fits);
           if (fallback === undefined) {
             throw error;
           }
-          rememberContextFallback(req, fallback);
+          admission = { contextFallback: fallback };
         }
       }
     }
     if (keyId === undefined) {
-      return true;
+      return admission;
     }
-    checkModelScope(info, facts.model);
     if (model) {
       // Priced only if the client leaves before the upstream reports usage.
       req.ctx.estimateUsage = () => ({
@@ -186,13 +190,24 @@ export class LimitsService implements OnModuleInit, OnApplicationShutdown {
       info !== undefined && facts.tokenFree !== true && this.budgets?.applies(info)
         ? this.budgets.reserve(
             info,
-            this.worstCase(facts, model, info, req, requestedOutput, estimate),
+            this.worstCase(facts, model, info, fallbacks.asked ?? [], requestedOutput, estimate),
             req,
             res,
           )
         : undefined;
-    const rateLimit = (): true | Promise<true> =>
-      this.rateLimit(facts, model, keyId, info, req, res, estimate, requestedOutput);
+    const rateLimit = (): Admission | Promise<Admission> => {
+      const limited = this.rateLimit(
+        facts,
+        model,
+        keyId,
+        info,
+        req,
+        res,
+        estimate,
+        requestedOutput,
+      );
+      return limited === true ? admission : limited.then(() => admission);
+    };
     return gate instanceof Promise ? gate.then(rateLimit) : rateLimit();
   }
 
@@ -204,17 +219,13 @@ export class LimitsService implements OnModuleInit, OnApplicationShutdown {
     facts: LimitFacts,
     model: CatalogModel | undefined,
     info: ApiKeyInfo,
-    req: GatewayRequest,
+    asked: readonly unknown[],
     requestedOutput: number | undefined,
     estimate: (m: CatalogModel) => number,
   ): bigint {
     if (model === undefined) {
       return 0n;
     }
-    const header = req.headers[FALLBACKS_HEADER];
-    const bodyModels = (req.body as { models?: unknown } | undefined)?.models;
-    const asked =
-      typeof header === 'string' ? header.split(',') : Array.isArray(bodyModels) ? bodyModels : [];
     const models = reachableModels(
       model,
       (id) => this.catalog.find(id),
@@ -354,17 +365,6 @@ export class LimitsService implements OnModuleInit, OnApplicationShutdown {
       return true;
     }
     return this.keys.anyLimit((l) => (l.tokensPerMinute ?? 0) > 0);
-  }
-}
-
-/** 403 when the key is scoped to models and the request names another. */
-function checkModelScope(info: ApiKeyInfo | undefined, model: string | undefined): void {
-  if (model !== undefined && !keyMayUseModel(info, model)) {
-    throw new PermissionDeniedError(
-      `This API key may not use the model '${model}'.`,
-      'model_not_allowed',
-      'model',
-    );
   }
 }
 

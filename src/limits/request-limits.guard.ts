@@ -52,6 +52,7 @@ export class RequestLimitsGuard implements CanActivate {
     const http = context.switchToHttp();
     const req = http.getRequest<GatewayRequest>();
     const facts = extract(req.body, req.query);
-    return this.limits.admit(facts, req, http.getResponse<GatewayResponse>());
+    const admitted = this.limits.admit(facts, req, http.getResponse<GatewayResponse>());
+    return admitted instanceof Promise ? admitted.then(() => true) : true;
   }
 }

@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { own, setOwn } from '../common/own';
+import { WIRE_FORMATS } from '../formats/wire-formats';
 import {
   GENERATION_ERRORS,
   errorResponses,
@@ -89,21 +90,12 @@ function healthGet(summary: string, schema: string, extra: Obj = {}): Obj {
 }
 
 const paths: Record<string, Obj> = {
-  '/v1/chat/completions': generation(
-    'openai',
-    'Create a chat completion (OpenAI Chat Completions)',
-    'ChatCompletionRequest',
-    'ChatCompletion',
-    'ChatCompletionChunk',
-    'OpenAI',
-  ),
-  '/v1/responses': generation(
-    'openai',
-    'Create a response (OpenAI Responses)',
-    'ResponsesRequest',
-    'Response',
-    'ResponsesStreamEvent',
-    'OpenAI',
+  // Each wire format's generation endpoint, from its descriptor.
+  ...Object.fromEntries(
+    WIRE_FORMATS.map(({ format: { path, envelope, openapi: o } }) => [
+      `/${path}`,
+      generation(envelope, o.summary, o.request, o.answer, o.event, o.tag),
+    ]),
   ),
   '/v1/responses/{id}': {
     get: {
@@ -146,14 +138,6 @@ const paths: Record<string, Obj> = {
       },
     },
   },
-  '/v1/messages': generation(
-    'anthropic',
-    'Create a message (Anthropic Messages)',
-    'MessagesRequest',
-    'Message',
-    'MessagesStreamEvent',
-    'Anthropic',
-  ),
   '/v1/messages/count_tokens': {
     post: {
       tags: ['Anthropic'],

@@ -2,14 +2,29 @@ import { Injectable } from '@nestjs/common';
 import { keyMayUseModel } from '../auth/key-policy';
 import { CatalogService } from '../catalog/catalog.service';
 import type { CatalogModel } from '../catalog/catalog.types';
+import type { ApiKeyInfo } from '../auth/api-key.service';
 import type { GatewayRequest } from '../common/request-context';
 import type { WireFormat } from '../core/canonical';
-import { contextFallbackOf } from './context-fallback';
 
 export const FALLBACKS_HEADER = 'x-gateway-fallbacks';
 
 /** Most fallback models one request may name: each one may cost a full set of attempts. */
 const MAX_FALLBACKS = 5;
+
+/**
+ * The fallback model ids the client asked for: `x-gateway-fallbacks: a,b`, else OpenRouter's
+ * `models` array in the body; undefined when it asked for none.
+ */
+export function askedFallbacks(req: GatewayRequest, body: object): string[] | undefined {
+  const header = req.headers[FALLBACKS_HEADER];
+  if (typeof header === 'string') {
+    return header.split(',').map((s) => s.trim());
+  }
+  const bodyModels = (body as { models?: unknown }).models;
+  return Array.isArray(bodyModels)
+    ? bodyModels.filter((m): m is string => typeof m === 'string')
+    : undefined;
+}
 
 /**
  * The models a request may be served by, in order: the requested one, then the client's own
@@ -23,42 +38,61 @@ export class FallbackPlan {
   constructor(private readonly catalog: CatalogService) {}
 
   /**
-   * The candidate models for `model`. `bodyModels`: the body's `models` array (already taken
-   * out of the body, which goes upstream).
+   * The candidate models for `model`, for a request by `key`. `asked`: the client's own
+   * list ({@link askedFallbacks}). `larger`: the prompt does not fit `model`, and admission
+   * found this fallback that holds it.
    */
   candidates(
     model: CatalogModel,
-    req: GatewayRequest,
+    key: ApiKeyInfo | undefined,
     format: WireFormat,
-    bodyModels: unknown,
+    asked: readonly string[] | undefined,
+    larger?: CatalogModel,
   ): CatalogModel[] {
-    const header = req.headers[FALLBACKS_HEADER];
-    const asked =
-      typeof header === 'string'
-        ? header.split(',').map((s) => s.trim())
-        : Array.isArray(bodyModels)
-          ? bodyModels.filter((m): m is string => typeof m === 'string')
-          : undefined;
     const ids = asked ?? model.fallbacks ?? [];
-    // The prompt does not fit the requested model: admission chose a fallback that holds it.
-    const larger = contextFallbackOf(req);
     if (larger !== undefined) {
       const rest = model.fallbacks ?? [];
       const next = rest.slice(rest.indexOf(larger.id) + 1);
-      const usable = this.usable([larger.id, ...next], req, format);
+      const usable = this.usable([larger.id, ...next], key, format);
       // One the key may not use or that does not serve here: the upstream's own refusal.
       return usable[0] === larger ? usable : [model];
     }
     if (ids.length === 0) {
       return [model];
     }
-    return [model, ...this.usable(ids, req, format, model)];
+    return [model, ...this.usable(ids, key, format, model)];
+  }
+
+  /**
+   * The fallback that serves a prompt too long for `model`: the first of its catalog
+   * fallbacks that serves `format`, the key may use and whose window holds the prompt
+   * (`fits`, the limits' estimate).
+   */
+  contextFallback(
+    model: CatalogModel,
+    key: ApiKeyInfo | undefined,
+    format: WireFormat,
+    fits: (m: CatalogModel) => boolean,
+  ): CatalogModel | undefined {
+    for (const id of model.fallbacks ?? []) {
+      const m = this.catalog.find(id);
+      if (
+        m !== undefined &&
+        m.endpoints.has(format) &&
+        m.provider.available &&
+        keyMayUseModel(key, m.id) &&
+        fits(m)
+      ) {
+        return m;
+      }
+    }
+    return undefined;
   }
 
   /** The models of `ids` that exist, serve `format` and the key may use, at most MAX_FALLBACKS. */
   private usable(
     ids: readonly string[],
-    req: GatewayRequest,
+    key: ApiKeyInfo | undefined,
     format: WireFormat,
     except?: CatalogModel,
   ): CatalogModel[] {
@@ -71,7 +105,7 @@ export class FallbackPlan {
         !out.includes(m) &&
         m.endpoints.has(format) &&
         m.provider.available &&
-        keyMayUseModel(req.ctx.key, m.id)
+        keyMayUseModel(key, m.id)
       ) {
         out.push(m);
       }

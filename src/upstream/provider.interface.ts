@@ -5,6 +5,7 @@ import type { CanonicalEvent, CanonicalRequest, WireFormat } from '../core/canon
 import type { FlowControl } from '../common/sse/flow-control';
 import type { SseFrame } from '../common/sse/sse-writer';
 import type { CallSignal } from './call-signal';
+import type { AnswerKind } from './upstream-body';
 
 /** Per-call plumbing every provider receives. */
 export interface CallContext {
@@ -27,6 +28,8 @@ export interface CallContext {
 export interface PassthroughCall {
   model: CatalogModel;
   format: WireFormat;
+  /** What an unstreamed answer must be (the format's descriptor says). */
+  answer: AnswerKind;
   /** Serialized body to send (model id already mapped). */
   body: string | Buffer;
   stream: boolean;

@@ -1,6 +1,11 @@
 import { InvalidRequestError } from '../common/errors/gateway-errors';
 import { own, setOwn } from '../common/own';
-import type { CanonicalRequest, ReasoningEffort, WireFormat } from '../core/canonical';
+import type {
+  CanonicalParam,
+  CanonicalRequest,
+  ParamNames,
+  ReasoningEffort,
+} from '../core/canonical';
 
 /** An upstream request body built from a canonical request, and what it had to leave out. */
 export interface TranslatedRequest {
@@ -9,31 +14,27 @@ export interface TranslatedRequest {
   dropped: string[];
 }
 
-/** Canonical fields whose wire name depends on the inbound format. */
-export type CanonicalParam =
-  'reasoning' | 'stop' | 'user' | 'responseFormat' | 'temperature' | 'topP' | 'metadata';
+export type { CanonicalParam } from '../core/canonical';
 
-const NAMES: Record<CanonicalParam, Record<WireFormat, string>> = {
-  reasoning: { chat_completions: 'reasoning_effort', responses: 'reasoning', messages: 'thinking' },
-  stop: { chat_completions: 'stop', responses: 'stop', messages: 'stop_sequences' },
-  user: { chat_completions: 'user', responses: 'user', messages: 'metadata.user_id' },
-  responseFormat: {
-    chat_completions: 'response_format',
-    responses: 'text.format',
-    messages: 'output_config.format',
-  },
-  temperature: {
-    chat_completions: 'temperature',
-    responses: 'temperature',
-    messages: 'temperature',
-  },
-  topP: { chat_completions: 'top_p', responses: 'top_p', messages: 'top_p' },
-  metadata: { chat_completions: 'metadata', responses: 'metadata', messages: 'metadata' },
+/**
+ * Names for a request that no wire format decoded (a protection's own model call): the
+ * canonical fields as Chat Completions spells them. A decoded request carries its format's
+ * own names (`paramNames`, from the format's descriptor).
+ */
+const UNNAMED: ParamNames = {
+  reasoning: 'reasoning_effort',
+  stop: 'stop',
+  user: 'user',
+  responseFormat: 'response_format',
+  temperature: 'temperature',
+  topP: 'top_p',
+  metadata: 'metadata',
+  verbosity: 'verbosity',
 };
 
 /** The client's own name for a canonical field, for errors and the dropped-params header. */
 export function paramName(req: CanonicalRequest, param: CanonicalParam): string {
-  return NAMES[param][req.source ?? 'chat_completions'];
+  return (req.paramNames ?? UNNAMED)[param];
 }
 
 export function rejectParam(name: string, target: string, why = ''): never {

@@ -277,7 +277,7 @@ describeWithChromium('console in a real browser', () => {
     expect(row).toBeDefined();
     const cell = (name: string): string | undefined => row?.[header.indexOf(name)];
     expect([cell('endpoint'), cell('model'), cell('status'), cell('outcome')]).toEqual([
-      'chat.completions',
+      'chat_completions',
       'local-echo-gpt',
       '200',
       'completed',

@@ -14,7 +14,7 @@ import {
 } from './ui.js';
 import { keySnippets } from './snippets.js';
 
-const ENDPOINTS = ['chat.completions', 'responses', 'messages'];
+const ENDPOINTS = ['chat_completions', 'responses', 'messages'];
 let models = [];
 
 export async function keysPage() {

@@ -1,26 +1,25 @@
-import { Body, Controller, HttpCode, Post, Req, Res, UseFilters } from '@nestjs/common';
-import type { GatewayRequest, GatewayResponse } from '../../common/request-context';
-import { OpenAiExceptionFilter } from '../openai/openai-exception.filter';
+import { Controller, HttpCode, Post, Res, UseFilters } from '@nestjs/common';
+import type { GatewayResponse } from '../../common/request-context';
 import { Generation } from '../shared/generation.guard';
-import type { ChatCompletionRequestDto } from './chat-request.dto';
 import { GenerationPipeline } from '../shared/generation.pipeline';
-import { chatAdapter } from './chat.adapter';
+import { Planned, type RequestPlan } from '../shared/request-plan';
+import type { ChatCompletionRequestDto } from './chat-request.dto';
+import { chatCompletionsFormat } from './chat.format';
 
 /** OpenAI Chat Completions: `POST /v1/chat/completions`, every catalog model. */
-@Controller('v1/chat')
-@UseFilters(OpenAiExceptionFilter)
+@Controller(chatCompletionsFormat.path)
+@UseFilters(chatCompletionsFormat.filter)
 export class ChatCompletionsController {
   constructor(private readonly pipeline: GenerationPipeline) {}
 
-  @Post('completions')
+  @Post()
   @HttpCode(200)
-  @Generation(chatAdapter)
+  @Generation(chatCompletionsFormat)
   create(
-    // Validated in place by the generation guard.
-    @Body() body: ChatCompletionRequestDto,
-    @Req() req: GatewayRequest,
-    @Res() res: GatewayResponse,
+    @Planned() plan: RequestPlan<ChatCompletionRequestDto>,
+    // The pipeline writes the answer (plan.res): declared so that Nest sends nothing itself.
+    @Res() _res: GatewayResponse,
   ): Promise<void> {
-    return this.pipeline.serve(chatAdapter, body, req, res);
+    return this.pipeline.serve(plan);
   }
 }

@@ -5,6 +5,7 @@ import type { SseFrame } from '../../common/sse/sse-writer';
 import { CHAT_ONLY_REJECTS } from '../../upstream/translate-params';
 import { rejectHostedTools } from '../shared/canonical-path';
 import type { GenerationAdapter } from '../shared/generation.adapter';
+import { upstreamPayload } from '../shared/request-plan';
 import type { ChatCompletionRequestDto } from './chat-request.dto';
 import { validateChatRequest } from './chat-request.validation';
 import { decodeChatRequest } from './chat.decoder';
@@ -74,26 +75,26 @@ export const chatAdapter: GenerationAdapter<ChatCompletionRequestDto> = {
     };
   },
 
-  native(body, req, model) {
+  native(plan, model) {
+    const { body, req } = plan;
     const stream = body.stream === true;
     // Ask for usage even when the client did not, for accounting; strip it on the way back.
     const addUsage = stream && body.stream_options?.include_usage !== true;
-    let payload: string | Buffer | undefined;
-    if (model.upstreamId === body.model && req.rawBody) {
-      if (!addUsage) {
-        payload = req.rawBody;
-      } else if (body.stream_options === undefined) {
-        // Most streamed traffic: splice the one key in rather than re-serialize the body.
-        payload = spliceIncludeUsage(req.rawBody);
-      }
-    }
-    if (payload === undefined) {
-      body.model = model.upstreamId;
-      if (addUsage) {
-        body.stream_options = { ...(body.stream_options ?? {}), include_usage: true };
-      }
-      payload = JSON.stringify(body);
-    }
+    // Most streamed traffic: splice the one key into the client's bytes rather than
+    // re-serialize the body.
+    const spliced =
+      addUsage && body.stream_options === undefined && model.upstreamId === body.model && plan.raw
+        ? spliceIncludeUsage(plan.raw)
+        : undefined;
+    const payload =
+      spliced ??
+      upstreamPayload(
+        plan,
+        model.upstreamId,
+        addUsage
+          ? { stream_options: { ...(body.stream_options ?? {}), include_usage: true } }
+          : undefined,
+      );
     return {
       payload,
       frames: (upstream) =>

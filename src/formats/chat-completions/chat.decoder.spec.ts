@@ -1,6 +1,7 @@
 import type { CanonicalRequest } from '../../core/canonical';
 import type { ChatCompletionRequestDto } from './chat-request.dto';
 import { decodeChatRequest, imageFromUrl } from './chat.decoder';
+import { CHAT_PARAMS } from './chat.params';
 
 function decode(body: Record<string, unknown>): CanonicalRequest {
   return decodeChatRequest(body as unknown as ChatCompletionRequestDto);
@@ -147,6 +148,7 @@ describe('decodeChatRequest', () => {
       user: 'u-1',
       responseFormat: { type: 'json_object' },
       source: 'chat_completions',
+      paramNames: CHAT_PARAMS,
       extra: { seed: 7, n: 1 },
     });
   });
@@ -230,6 +232,7 @@ describe('decodeChatRequest', () => {
       stop: [],
       stream: false,
       source: 'chat_completions',
+      paramNames: CHAT_PARAMS,
       reasoning: undefined,
       metadata: undefined,
       extra: {},

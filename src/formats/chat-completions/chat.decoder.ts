@@ -11,6 +11,7 @@ import type {
 } from '../../core/canonical';
 import type { ChatCompletionRequestDto, ChatMessage } from './chat-request.dto';
 import { own, setOwn } from '../../common/own';
+import { CHAT_PARAMS } from './chat.params';
 
 /** Fields the canonical model represents; everything else lands in `extra`. */
 const MODELLED = new Set([
@@ -226,6 +227,7 @@ export function decodeChatRequest(body: ChatCompletionRequestDto): CanonicalRequ
     ...(typeof body.user === 'string' ? { user: body.user } : {}),
     ...(body.response_format ? { responseFormat: chatResponseFormat(body.response_format) } : {}),
     source: 'chat_completions',
+    paramNames: CHAT_PARAMS,
     extra,
   };
 }

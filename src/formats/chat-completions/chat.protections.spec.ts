@@ -1,7 +1,7 @@
 import { chatProtections } from './chat.protections';
 import {
   PROMPT_INJECTION_TOOL,
-  stripProtectionTools,
+  withoutProtectionTools,
 } from '../../policy/protections/protection-facts';
 
 const NAMES = [PROMPT_INJECTION_TOOL];
@@ -59,9 +59,9 @@ describe('chatProtections', () => {
     ]);
     expect(chatProtections.toolChoiceNames(legacy)).toEqual([PROMPT_INJECTION_TOOL]);
     const found = chatProtections.tools(legacy, NAMES);
-    expect(stripProtectionTools(legacy, found)).toBe(true);
-    expect(legacy.functions).toEqual([{ name: 'lookup', parameters: {} }]);
-    expect(legacy.function_call).toEqual({ name: PROMPT_INJECTION_TOOL });
+    const stripped = withoutProtectionTools(legacy, found);
+    expect(stripped?.functions).toEqual([{ name: 'lookup', parameters: {} }]);
+    expect(stripped?.function_call).toEqual({ name: PROMPT_INJECTION_TOOL });
   });
 
   it('drops functions and function_call when only the protection was there', () => {
@@ -69,8 +69,7 @@ describe('chatProtections', () => {
       functions: [{ name: PROMPT_INJECTION_TOOL, parameters: SCHEMA }],
       function_call: 'auto',
     };
-    expect(stripProtectionTools(legacy, chatProtections.tools(legacy, NAMES))).toBe(true);
-    expect(legacy).toEqual({});
+    expect(withoutProtectionTools(legacy, chatProtections.tools(legacy, NAMES))).toEqual({});
   });
 
   it('lists user turns and tool results with where they are', () => {

@@ -2,13 +2,12 @@ import { Injectable } from '@nestjs/common';
 import { CatalogService } from '../../catalog/catalog.service';
 import type { GatewayRequest, GatewayResponse } from '../../common/request-context';
 import { estimatePromptTokens } from '../../limits/tokens/token-estimator';
-import { stripProtectionTools } from '../../policy/protections/protection-facts';
+import { withoutProtectionTools } from '../../policy/protections/protection-facts';
 import { ProtectionRegistry } from '../../policy/protections/protection-registry';
 import { createCallContext } from '../../upstream/call-context';
 import { ProviderRegistry } from '../../upstream/provider-registry';
 import { resolveModel } from '../shared/canonical-path';
 import type { CountTokensRequestDto } from './messages-request.dto';
-import { messagesUpstreamBody } from './messages.adapter';
 import { messagesLimitFacts } from './messages.limits';
 import { messagesProtections } from './messages.protections';
 
@@ -39,15 +38,18 @@ export class CountTokensService {
       req,
     );
     // Protection tools never reach the model, so they count no tokens.
-    if (stripProtectionTools(body, messagesProtections.tools(body, this.protections.toolNames()))) {
-      req.rawBody = undefined;
-    }
+    const stripped = withoutProtectionTools(
+      body,
+      messagesProtections.tools(body, this.protections.toolNames()),
+    ) as CountTokensRequestDto | undefined;
+    const counted = stripped ?? body;
     if (provider.countTokens) {
-      return provider.countTokens(
-        messagesUpstreamBody(body, req, model.upstreamId),
-        createCallContext(req, res),
-      );
+      const payload =
+        stripped === undefined && model.upstreamId === body.model && req.rawBody
+          ? req.rawBody
+          : JSON.stringify({ ...counted, model: model.upstreamId });
+      return provider.countTokens(payload, createCallContext(req, res));
     }
-    return { input_tokens: estimatePromptTokens(messagesLimitFacts(body), model.family) };
+    return { input_tokens: estimatePromptTokens(messagesLimitFacts(counted), model.family) };
   }
 }

@@ -4,7 +4,8 @@ import type { GatewayRequest } from '../../common/request-context';
 import type { SseFrame } from '../../common/sse/sse-writer';
 import { rejectHostedTools } from '../shared/canonical-path';
 import type { GenerationAdapter } from '../shared/generation.adapter';
-import type { CountTokensRequestDto, MessagesRequestDto } from './messages-request.dto';
+import { upstreamPayload } from '../shared/request-plan';
+import type { MessagesRequestDto } from './messages-request.dto';
 import { validateMessagesRequest } from './messages-request.validation';
 import { decodeMessagesRequest } from './messages.decoder';
 import { MessagesEventEncoder, toAnthropicMessage } from './messages.encoder';
@@ -41,19 +42,6 @@ function errorFrames(error: GatewayError, req: GatewayRequest): SseFrame[] {
   return [{ event: 'error', data: JSON.stringify(anthropicErrorBody(error, req.ctx.requestId)) }];
 }
 
-/** The client's own bytes when no rewrite is needed, else its body with the upstream id. */
-export function messagesUpstreamBody(
-  body: MessagesRequestDto | CountTokensRequestDto,
-  req: GatewayRequest,
-  upstreamId: string,
-): string | Buffer {
-  if (upstreamId === body.model && req.rawBody) {
-    return req.rawBody;
-  }
-  body.model = upstreamId;
-  return JSON.stringify(body);
-}
-
 /** POST /v1/messages as the generation pipeline serves it. */
 export const messagesAdapter: GenerationAdapter<MessagesRequestDto> = {
   format: 'messages',
@@ -85,9 +73,10 @@ export const messagesAdapter: GenerationAdapter<MessagesRequestDto> = {
     };
   },
 
-  native(body, req, model) {
+  native(plan, model) {
+    const { req } = plan;
     return {
-      payload: messagesUpstreamBody(body, req, model.upstreamId),
+      payload: upstreamPayload(plan, model.upstreamId),
       frames: (upstream) =>
         relayMessagesFrames(upstream, model.id, (usage) => {
           req.ctx.usage = usage;

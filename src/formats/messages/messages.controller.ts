@@ -10,12 +10,12 @@ import {
 } from '@nestjs/common';
 import type { GatewayRequest, GatewayResponse } from '../../common/request-context';
 import { Generation } from '../shared/generation.guard';
-import { AnthropicExceptionFilter } from './anthropic-exception.filter';
 import type { CountTokensRequestDto, MessagesRequestDto } from './messages-request.dto';
 import { validateCountTokensRequest } from './messages-request.validation';
 import { GenerationPipeline } from '../shared/generation.pipeline';
 import { CountTokensService } from './count-tokens.service';
-import { messagesAdapter } from './messages.adapter';
+import { messagesFormat } from './messages.format';
+import { Planned, type RequestPlan } from '../shared/request-plan';
 
 class CountTokensRequestPipe implements PipeTransform<unknown, CountTokensRequestDto> {
   transform(value: unknown): CountTokensRequestDto {
@@ -28,8 +28,8 @@ class CountTokensRequestPipe implements PipeTransform<unknown, CountTokensReques
  * the root the Anthropic SDKs use (`?beta=true`, sent by `client.beta.*`, is ignored).
  * Every error here, the global auth guard's included, uses the Anthropic envelope.
  */
-@Controller('v1/messages')
-@UseFilters(AnthropicExceptionFilter)
+@Controller(messagesFormat.path)
+@UseFilters(messagesFormat.filter)
 export class MessagesController {
   constructor(
     private readonly pipeline: GenerationPipeline,
@@ -38,14 +38,13 @@ export class MessagesController {
 
   @Post()
   @HttpCode(200)
-  @Generation(messagesAdapter)
+  @Generation(messagesFormat)
   create(
-    // Validated in place by the generation guard.
-    @Body() body: MessagesRequestDto,
-    @Req() req: GatewayRequest,
-    @Res() res: GatewayResponse,
+    @Planned() plan: RequestPlan<MessagesRequestDto>,
+    // The pipeline writes the answer (plan.res): declared so that Nest sends nothing itself.
+    @Res() _res: GatewayResponse,
   ): Promise<void> {
-    return this.pipeline.serve(messagesAdapter, body, req, res);
+    return this.pipeline.serve(plan);
   }
 
   /** No system-prompt rule here: counting generates nothing, and `system` is optional. */

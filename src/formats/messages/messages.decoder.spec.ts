@@ -1,6 +1,7 @@
 import type { CanonicalRequest } from '../../core/canonical';
 import type { MessagesRequestDto } from './messages-request.dto';
 import { decodeMessagesRequest } from './messages.decoder';
+import { MESSAGES_PARAMS } from './messages.params';
 
 const WEATHER_SCHEMA = {
   type: 'object',
@@ -121,6 +122,7 @@ describe('decodeMessagesRequest', () => {
       metadata: { user_id: 'u-1' },
       user: 'u-1',
       source: 'messages',
+      paramNames: MESSAGES_PARAMS,
       extra: { top_k: 5, service_tier: 'auto' },
     };
     expect(decodeMessagesRequest(BODY)).toEqual(expected);

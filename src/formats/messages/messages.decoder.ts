@@ -17,6 +17,7 @@ import type {
   MessagesTextBlock,
 } from './messages-request.dto';
 import { own, setOwn } from '../../common/own';
+import { MESSAGES_PARAMS } from './messages.params';
 
 /** A Messages or count_tokens body; the generation fields are absent from the latter. */
 export type DecodableMessagesBody = CountTokensRequestDto & Partial<MessagesRequestDto>;
@@ -260,6 +261,7 @@ export function decodeMessagesRequest(body: DecodableMessagesBody): CanonicalReq
     ...(typeof body.metadata?.user_id === 'string' ? { user: body.metadata.user_id } : {}),
     ...(responseFormat(body) ? { responseFormat: responseFormat(body) } : {}),
     source: 'messages',
+    paramNames: MESSAGES_PARAMS,
     extra,
   };
 }

@@ -5,7 +5,7 @@ import { endWith } from '../../common/sse/stream-end';
 import { Observable, mergeMap } from 'rxjs';
 import { rejectHostedTools } from '../shared/canonical-path';
 import type { GenerationAdapter, NativeCall } from '../shared/generation.adapter';
-import type { GatewayRequest } from '../../common/request-context';
+import { type RequestPlan, upstreamPayload } from '../shared/request-plan';
 import type { ResponsesObserver, ResponsesOwnership } from './responses.ownership';
 import type { ResponsesRequestDto } from './responses-request.dto';
 import { validateResponsesRequest } from './responses-request.validation';
@@ -62,18 +62,12 @@ function checkStateless(
  * on any replica.
  */
 function nativeCall(
-  body: ResponsesRequestDto,
-  req: GatewayRequest,
+  plan: RequestPlan<ResponsesRequestDto>,
   model: CatalogModel,
   observer: ResponsesObserver | undefined,
 ): NativeCall {
-  let payload: string | Buffer;
-  if (model.upstreamId === body.model && req.rawBody) {
-    payload = req.rawBody;
-  } else {
-    body.model = model.upstreamId;
-    payload = JSON.stringify(body);
-  }
+  const { body, req } = plan;
+  const payload = upstreamPayload(plan, model.upstreamId);
   const relay = new ResponsesRelay(
     model.id,
     () => responseShell(body, model.id, newResponsesId('resp_'), Math.floor(Date.now() / 1000)),
@@ -133,12 +127,11 @@ export function ownedResponsesAdapter(
   return {
     ...responsesAdapter,
     // `store: false` leaves nothing upstream to reach later: nothing to record.
-    native: (body, req, model) =>
+    native: (plan, model) =>
       nativeCall(
-        body,
-        req,
+        plan,
         model,
-        body.store === false ? undefined : ownership.observer(req, model),
+        plan.body.store === false ? undefined : ownership.observer(plan.req, model),
       ),
   };
 }
@@ -170,7 +163,7 @@ export const responsesAdapter: GenerationAdapter<ResponsesRequestDto> = {
     };
   },
 
-  native: (body, req, model) => nativeCall(body, req, model, undefined),
+  native: (plan, model) => nativeCall(plan, model, undefined),
 
   nativeUsage: fromResponsesUsage,
   // The upstream's bytes as they are when there is no other model id to rewrite.

@@ -1,5 +1,4 @@
 import {
-  Body,
   Controller,
   Delete,
   Get,
@@ -13,18 +12,19 @@ import {
 import type { GatewayRequest, GatewayResponse } from '../../common/request-context';
 import { storedResponseLimitFacts } from './responses.limits';
 import { RequestLimits } from '../../limits/request-limits.guard';
-import { OpenAiExceptionFilter } from '../openai/openai-exception.filter';
 import { Generation } from '../shared/generation.guard';
 import type { GenerationAdapter } from '../shared/generation.adapter';
 import type { ResponsesRequestDto } from './responses-request.dto';
 import { GenerationPipeline } from '../shared/generation.pipeline';
-import { ownedResponsesAdapter, responsesAdapter } from './responses.adapter';
+import { Planned, type RequestPlan } from '../shared/request-plan';
+import { ownedResponsesAdapter } from './responses.adapter';
+import { responsesFormat } from './responses.format';
 import { ResponsesOwnership } from './responses.ownership';
 import { StoredResponsesService } from './stored-responses.service';
 
 /** OpenAI Responses API: `POST /v1/responses` (openai-family models), and stored responses. */
-@Controller('v1/responses')
-@UseFilters(OpenAiExceptionFilter)
+@Controller(responsesFormat.path)
+@UseFilters(responsesFormat.filter)
 export class ResponsesController {
   private readonly adapter: GenerationAdapter<ResponsesRequestDto>;
 
@@ -38,18 +38,18 @@ export class ResponsesController {
 
   @Post()
   @HttpCode(200)
-  @Generation(responsesAdapter)
+  @Generation(responsesFormat)
   create(
-    // Validated in place by the generation guard.
-    @Body() body: ResponsesRequestDto,
-    @Req() req: GatewayRequest,
-    @Res() res: GatewayResponse,
+    @Planned() plan: RequestPlan<ResponsesRequestDto>,
+    // The pipeline writes the answer (plan.res): declared so that Nest sends nothing itself.
+    @Res() _res: GatewayResponse,
   ): Promise<void> {
     // Stored objects it continues from must be the key's own, checked before any upstream call.
-    const checked = req.ctx.key && this.ownership.checkContinuation(body, req.ctx.key);
+    const checked = plan.key && this.ownership.checkContinuation(plan.body, plan.key);
+    // The plan names the format's adapter; this one is it with the ownership records bound.
     return checked
-      ? checked.then(() => this.pipeline.serve(this.adapter, body, req, res))
-      : this.pipeline.serve(this.adapter, body, req, res);
+      ? checked.then(() => this.pipeline.serve(plan, this.adapter))
+      : this.pipeline.serve(plan, this.adapter);
   }
 
   @Get(':id')

@@ -1,6 +1,7 @@
 import type { CanonicalRequest } from '../../core/canonical';
 import type { ResponsesRequestDto } from './responses-request.dto';
 import { decodeResponsesRequest } from './responses.decoder';
+import { RESPONSES_PARAMS } from './responses.params';
 
 function decode(body: Record<string, unknown>): CanonicalRequest {
   return decodeResponsesRequest(body as unknown as ResponsesRequestDto);
@@ -157,6 +158,7 @@ describe('decodeResponsesRequest', () => {
       metadata: { team: 'a' },
       responseFormat: { type: 'json_object' },
       source: 'responses',
+      paramNames: RESPONSES_PARAMS,
       extra: {
         text: { format: { type: 'json_object' } },
         include: ['reasoning.encrypted_content'],

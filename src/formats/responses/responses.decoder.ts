@@ -18,6 +18,7 @@ import type {
   ResponsesRequestDto,
 } from './responses-request.dto';
 import { own, setOwn } from '../../common/own';
+import { RESPONSES_PARAMS } from './responses.params';
 
 /** Fields the canonical model represents; everything else lands in `extra`. */
 const MODELLED = new Set([
@@ -207,6 +208,7 @@ export function decodeResponsesRequest(body: ResponsesRequestDto): CanonicalRequ
     ...(typeof body.user === 'string' ? { user: body.user } : {}),
     ...(responseFormat(body) ? { responseFormat: responseFormat(body) } : {}),
     source: 'responses',
+    paramNames: RESPONSES_PARAMS,
     extra,
   };
 }

@@ -1,3 +1,4 @@
+import type { RequestPlan } from '../shared/request-plan';
 import { Subject } from 'rxjs';
 import {
   responsesObject,
@@ -52,10 +53,20 @@ function setup() {
   return { store, ownership, req, body };
 }
 
+/** A plan as the generation guard makes it, for the fields the native call reads. */
+function planOf(body: ResponsesRequestDto, req: GatewayRequest): RequestPlan<ResponsesRequestDto> {
+  return {
+    body,
+    received: body,
+    req,
+    raw: undefined,
+  } as unknown as RequestPlan<ResponsesRequestDto>;
+}
+
 describe('owned native Responses calls', () => {
   it('holds the terminal event until the response and its items are recorded', async () => {
     const { store, ownership, req, body } = setup();
-    const call = ownedResponsesAdapter(ownership).native(body, req, MODEL);
+    const call = ownedResponsesAdapter(ownership).native(planOf(body, req), MODEL);
     const upstream = new Subject<SseFrame>();
     const out: string[] = [];
     let completed = false;
@@ -91,7 +102,7 @@ describe('owned native Responses calls', () => {
 
   it('records an unstreamed answer before it is sent', async () => {
     const { store, ownership, req, body } = setup();
-    const call = ownedResponsesAdapter(ownership).native(body, req, MODEL);
+    const call = ownedResponsesAdapter(ownership).native(planOf(body, req), MODEL);
     let settled = false;
     const answered = call.answered!(responsesObject('upstream-gpt', ITEMS)).then(
       () => (settled = true),
@@ -106,7 +117,9 @@ describe('owned native Responses calls', () => {
   it('records nothing for store: false', () => {
     const { ownership, req, body } = setup();
     body.store = false;
-    expect(ownedResponsesAdapter(ownership).native(body, req, MODEL).answered).toBeUndefined();
+    expect(
+      ownedResponsesAdapter(ownership).native(planOf(body, req), MODEL).answered,
+    ).toBeUndefined();
   });
 });
 
@@ -120,7 +133,7 @@ describe('ResponsesOwnership.checkContinuation', () => {
   it("refuses another key's response and items as unknown, and lets carried unknown items pass", async () => {
     const { store, ownership, req, body } = setup();
     store.open();
-    await ownedResponsesAdapter(ownership).native(body, req, MODEL).answered!(
+    await ownedResponsesAdapter(ownership).native(planOf(body, req), MODEL).answered!(
       responsesObject('upstream-gpt', ITEMS),
     );
     const other: ApiKeyInfo = { ...KEY, id: 'kb' };

@@ -77,23 +77,6 @@ export function routeGeneration(
   };
 }
 
-/** Routes by request, decided once by the generation guard; a WeakMap keeps them off the request type. */
-const routes = new WeakMap<object, GenerationRoute>();
-
-/** Carries the route the guard decided to the pipeline. */
-export function rememberRoute(req: GatewayRequest, route: GenerationRoute): void {
-  routes.set(req, route);
-}
-
-/** The route the generation guard decided for `req` (its handler runs only after it). */
-export function routeOf(req: GatewayRequest): GenerationRoute {
-  const route = routes.get(req);
-  if (route === undefined) {
-    throw new Error('generation request served without the generation guard');
-  }
-  return route;
-}
-
 /**
  * Whether `provider` serves `format` natively for `model` (its descriptor says so and it
  * can pass a body through): then the client's body is relayed as it is.

@@ -10,6 +10,7 @@ import type {
   CanonicalUsage,
 } from '../../core/canonical';
 import type { GenerationFacts } from './generation.guard';
+import type { RequestPlan } from './request-plan';
 
 /** What every generation body has, whatever its format (validation guarantees it). */
 export interface GenerationBody {
@@ -20,7 +21,8 @@ export interface GenerationBody {
 /**
  * One wire format as the generation pipeline drives it: the admission facts (validation,
  * rule S1, what the limits and protections read), and pure pieces for each path. The
- * pipeline owns the sequence; an adapter holds no state and injects nothing, so adding a
+ * pipeline owns the sequence; an adapter holds no state, injects nothing and never changes
+ * the body it is given (the request's plan is frozen: a rewrite is a copy), so adding a
  * format is one adapter and its controller.
  */
 export interface GenerationAdapter<
@@ -37,8 +39,11 @@ export interface GenerationAdapter<
   toJson(response: CanonicalResponse, body: B, modelId: string): unknown;
   /** A streamed canonical answer's encoder (one per request). */
   encoder(body: B, modelId: string, req: GatewayRequest): FrameEncoder;
-  /** The fast path: the body sent upstream and how its answer is relayed. */
-  native(body: B, req: GatewayRequest, model: CatalogModel): NativeCall;
+  /**
+   * The fast path of one attempt on `model` (as its deployment serves it): the body sent
+   * upstream, derived from the plan without changing it, and how its answer is relayed.
+   */
+  native(plan: RequestPlan<B>, model: CatalogModel): NativeCall;
   /** An unstreamed native answer's usage (from its `usage` object). */
   nativeUsage(usage: object): CanonicalUsage;
   /** Whether an unstreamed native answer already names `modelId` (its bytes go as they are). */

@@ -8,11 +8,16 @@ import {
 } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { CatalogService } from '../../catalog/catalog.service';
-import { MissingSystemPromptError } from '../../common/errors/gateway-errors';
-import type { GatewayRequest, GatewayResponse } from '../../common/request-context';
+import type { ApiKeyInfo } from '../../auth/api-key.service';
+import { keyMayUseModel } from '../../auth/key-policy';
+import {
+  MissingSystemPromptError,
+  PermissionDeniedError,
+} from '../../common/errors/gateway-errors';
+import type { GatewayResponse } from '../../common/request-context';
 import type { WireFormat } from '../../core/canonical';
 import type { LimitsExtractor } from '../../limits/limit-facts';
-import { LimitsService } from '../../limits/limits.service';
+import { type Admission, LimitsService } from '../../limits/limits.service';
 import { REQUEST_LIMITS } from '../../limits/request-limits.guard';
 import type { ProtectionExtractor } from '../../policy/protections/protection-facts';
 import { TracingService } from '../../observability/tracing/tracing.service';
@@ -20,8 +25,12 @@ import { ProtectionsGate } from '../../policy/protections/protections.gate';
 import { OutputProtections } from '../../policy/protections/output-protections';
 import type { SystemPromptCheck } from '../../policy/system-prompt.rule';
 import { ProviderRegistry } from '../../upstream/provider-registry';
-import { rememberRoute, routeGeneration } from './canonical-path';
+import { FallbackPlan, askedFallbacks } from '../../resilience/fallback-plan';
+import { stickyKeyOf } from '../../resilience/sticky-key';
+import { routeGeneration } from './canonical-path';
 import type { GenerationBody } from './generation.adapter';
+import type { WireFormatDescriptor } from './wire-format';
+import type { PlannedRequest, RequestPlan } from './request-plan';
 
 /**
  * What the admission of a generation request needs from its wire format: pure functions
@@ -42,13 +51,16 @@ export interface GenerationFacts<B extends GenerationBody = GenerationBody> {
 const GENERATION = 'gateway:generation';
 
 /**
- * Admits a generation request with its format's facts. The request limits reading
- * `requestLimitsOf` see the format's limits extractor.
+ * Admits a generation request of `format` with its adapter; the handler takes the frozen
+ * {@link RequestPlan} with `@Planned()`. The request limits reading `requestLimitsOf` see
+ * the format's limits extractor.
  */
-export const Generation = (facts: GenerationFacts): MethodDecorator =>
+export const Generation = <B extends GenerationBody>(
+  format: WireFormatDescriptor<B>,
+): MethodDecorator =>
   applyDecorators(
-    SetMetadata(GENERATION, facts),
-    SetMetadata(REQUEST_LIMITS, facts.limits),
+    SetMetadata(GENERATION, format),
+    SetMetadata(REQUEST_LIMITS, format.adapter.limits),
     UseGuards(GenerationGuard),
   );
 
@@ -57,8 +69,9 @@ export const Generation = (facts: GenerationFacts): MethodDecorator =>
  * the model and whether this endpoint serves it (404/400/503); the body's validity and
  * rule S1 (400); the protections' settings, which strip the protection tools (400); the
  * serving path (400 when no path serves the model here), decided once for the pipeline; the
- * request and rate limits (400/429); then the protections' checks, the local stages before
+ * key's model scope (403); the request limits, budget and rate limits (400/429); then the protections' checks, the local stages before
  * any paid model call. Nothing costs quota or a model call before the free checks passed.
+ * What it decided becomes the request's frozen plan, with the fallbacks chosen here.
  */
 @Injectable()
 export class GenerationGuard implements CanActivate {
@@ -70,15 +83,20 @@ export class GenerationGuard implements CanActivate {
     private readonly tracing: TracingService,
     private readonly providers: ProviderRegistry,
     private readonly outputs: OutputProtections,
+    private readonly fallbacks: FallbackPlan,
   ) {}
 
   canActivate(context: ExecutionContext): true | Promise<true> {
-    const facts = this.reflector.get<GenerationFacts | undefined>(GENERATION, context.getHandler());
-    if (!facts) {
+    const format = this.reflector.get<WireFormatDescriptor | undefined>(
+      GENERATION,
+      context.getHandler(),
+    );
+    if (!format) {
       return true;
     }
+    const facts = format.adapter;
     const http = context.switchToHttp();
-    const req = http.getRequest<GatewayRequest>();
+    const req = http.getRequest<PlannedRequest>();
     const res = http.getResponse<GatewayResponse>();
     const body: unknown = req.body;
     const id = (body as { model?: unknown } | null)?.model;
@@ -89,31 +107,89 @@ export class GenerationGuard implements CanActivate {
     if (violation) {
       throw new MissingSystemPromptError(violation.message, violation.param);
     }
-    const plan = this.protections.plan(facts.protections, req, res);
+    const protections = this.protections.plan(facts.protections, req, res);
     // The serving path, decided once: the pipeline serves what is decided here.
-    rememberRoute(
+    const route = routeGeneration(
+      resolved ?? this.catalog.resolve(valid.model, facts.format),
+      this.providers,
+      this.outputs.active(protections),
+      facts.format,
+      valid,
       req,
-      routeGeneration(
-        resolved ?? this.catalog.resolve(valid.model, facts.format),
-        this.providers,
-        this.outputs.active(req),
-        facts.format,
-        valid,
-        req,
-      ),
     );
-    const admit = (): true | Promise<true> =>
-      this.limits.admit(facts.limits(body, req.query), req, res);
+    Object.freeze(valid);
+    const sent = withoutGatewayFields(protections?.stripped ?? valid);
+    const asked = askedFallbacks(req, valid);
+    const plan = (admission: Admission): RequestPlan => {
+      req.plan = Object.freeze({
+        format,
+        adapter: facts,
+        received: valid,
+        body: sent,
+        raw: sent === valid ? req.rawBody : undefined,
+        route,
+        models: this.fallbacks.candidates(
+          route.model,
+          req.ctx.key,
+          facts.format,
+          asked,
+          admission.contextFallback,
+        ),
+        sticky: stickyKeyOf(req, valid),
+        protections,
+        admission,
+        key: req.ctx.key,
+        req,
+        res,
+      });
+      return req.plan;
+    };
+    checkModelScope(req.ctx.key, valid.model);
+    const admit = (): Admission | Promise<Admission> =>
+      this.limits.admit(facts.limits(sent, req.query), req, res, {
+        asked,
+        contextFallback: (fits) =>
+          this.fallbacks.contextFallback(route.model, req.ctx.key, format.name, fits),
+      });
     const admitted = this.tracing.enabled
       ? this.tracing.step(req, 'gateway.limits', admit)
       : admit();
-    if (plan === undefined) {
-      return admitted;
+    if (protections === undefined) {
+      if (admitted instanceof Promise) {
+        return admitted.then((a) => (plan(a), true));
+      }
+      plan(admitted);
+      return true;
     }
     const check = (): true | Promise<true> =>
-      this.protections.check(plan, facts.protections, req, res);
-    const checked = (): true | Promise<true> =>
-      this.tracing.enabled ? this.tracing.step(req, 'gateway.protections', check) : check();
-    return admitted === true ? checked() : admitted.then(checked);
+      this.protections.check(protections, facts.protections, req, res);
+    const checked = (a: Admission): true | Promise<true> => {
+      plan(a);
+      return this.tracing.enabled ? this.tracing.step(req, 'gateway.protections', check) : check();
+    };
+    return admitted instanceof Promise ? admitted.then(checked) : checked(admitted);
+  }
+}
+
+/**
+ * The body without OpenRouter's `models` array (the gateway's to read, not the upstream's):
+ * a frozen copy when it has one, else the body itself.
+ */
+function withoutGatewayFields<B extends GenerationBody>(body: B | Record<string, unknown>): B {
+  if (!Object.hasOwn(body, 'models')) {
+    return Object.isFrozen(body) ? (body as B) : (Object.freeze(body) as B);
+  }
+  const { models: _models, ...rest } = body as Record<string, unknown>;
+  return Object.freeze(rest) as unknown as B;
+}
+
+/** 403 when the key is scoped to models and the request names another. */
+function checkModelScope(key: ApiKeyInfo | undefined, model: string): void {
+  if (!keyMayUseModel(key, model)) {
+    throw new PermissionDeniedError(
+      `This API key may not use the model '${model}'.`,
+      'model_not_allowed',
+      'model',
+    );
   }
 }

@@ -9,6 +9,6 @@ import { GenerationPipeline } from './generation.pipeline';
 @Module({
   imports: [CatalogModule, PolicyModule, UpstreamModule, ResilienceModule],
   providers: [GenerationPipeline],
-  exports: [GenerationPipeline, CatalogModule, PolicyModule, UpstreamModule],
+  exports: [GenerationPipeline, CatalogModule, PolicyModule, UpstreamModule, ResilienceModule],
 })
 export class GenerationModule {}

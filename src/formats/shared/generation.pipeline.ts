@@ -14,19 +14,17 @@ import {
   type ProtectedOutput,
 } from '../../policy/protections/output-protections';
 import { TracingService } from '../../observability/tracing/tracing.service';
-import { FallbackPlan } from '../../resilience/fallback-plan';
 import { type Attempt, ResilienceService } from '../../resilience/resilience.service';
-import { stickyKeyOf } from '../../resilience/sticky-key';
 import { sendJson } from '../../common/http/send-json';
-import { setOwn } from '../../common/own';
 import { createCallContext } from '../../upstream/call-context';
 import { type PassthroughResult, framesOf } from '../../upstream/provider.interface';
-import { type ServingPath, routeOf, servingPath, startCanonical } from './canonical-path';
+import { type ServingPath, servingPath, startCanonical } from './canonical-path';
 import type { GenerationAdapter, GenerationBody } from './generation.adapter';
+import type { RequestPlan } from './request-plan';
 
 /**
- * Serves an admitted generation request of any format: the serving path the generation
- * guard decided, then either the fast path (the client's body forwarded, the upstream's
+ * Serves an admitted generation request of any format from its frozen plan: the serving
+ * path the generation guard decided, then either the fast path (the client's body forwarded, the upstream's
  * frames relayed) or the canonical path (decode, provider, outgoing protections, encoder),
  * unstreamed as JSON or streamed as SSE. The format's adapter supplies every format-specific
  * piece.
@@ -39,7 +37,6 @@ export class GenerationPipeline {
   constructor(
     private readonly outputs: OutputProtections,
     private readonly resilience: ResilienceService,
-    private readonly fallbacks: FallbackPlan,
     private readonly tracing: TracingService,
     config: ConfigService<AllConfig, true>,
   ) {
@@ -47,36 +44,24 @@ export class GenerationPipeline {
     this.holdMs = config.get('upstream', { infer: true }).streamHoldMs;
   }
 
-  /** Serves `body` (validated by the guard) and writes the answer to `res`. */
+  /**
+   * Serves the request `plan` describes and writes the answer to its response. Every attempt
+   * (retries, fallbacks) derives what it sends from the plan, which nothing changes.
+   * `adapter`: the plan's own, or one of the same format with services bound to it.
+   */
   async serve<B extends GenerationBody>(
-    adapter: GenerationAdapter<B>,
-    body: B,
-    req: GatewayRequest,
-    res: GatewayResponse,
+    plan: RequestPlan<B>,
+    adapter: GenerationAdapter<B> = plan.adapter,
   ): Promise<void> {
-    const { model, isProtected } = routeOf(req);
+    const { req, res, models, sticky } = plan;
     const ctx = createCallContext(req, res);
-    const models = this.fallbacks.candidates(model, req, adapter.format, takeModels(body, req));
-    const sticky = stickyKeyOf(req, body);
-    // Adapters rewrite top-level fields of the body they send (model id, stream options): a
-    // later attempt starts again from the client's fields.
-    const pristine = { ...body } as Record<string, unknown>;
-    let attempts = 0;
-    const fresh = (): void => {
-      if (attempts++ > 0) {
-        restore(body as unknown as Record<string, unknown>, pristine);
-      }
-    };
-    if (body.stream !== true) {
+    if (plan.body.stream !== true) {
       const write = await this.resilience.run(
         req,
         res,
         ctx,
         models,
-        (a) => {
-          fresh();
-          return this.unstreamed(adapter, body, req, res, a, isProtected);
-        },
+        (a) => this.unstreamed(adapter, plan, a),
         sticky,
       );
       write();
@@ -90,8 +75,7 @@ export class GenerationPipeline {
       ctx,
       models,
       (a) => {
-        fresh();
-        const started = this.streamed(adapter, body, req, res, a, isProtected);
+        const started = this.streamed(adapter, plan, a);
         fail = started.fail;
         return started.frames;
       },
@@ -99,9 +83,9 @@ export class GenerationPipeline {
     );
     // Verdicts settle once no attempt is left, never on a retried one (an error envelope
     // settles them in its filter; a head committed early needs it here).
-    const frames = isProtected
+    const frames = plan.route.isProtected
       ? started.catch((error: unknown) => {
-          this.outputs.failed(req, res);
+          this.outputs.failed(plan.protections, req, res);
           throw error;
         })
       : started;
@@ -110,7 +94,7 @@ export class GenerationPipeline {
       holdMs: this.holdMs,
       flow: ctx.flow,
       errorFrames: (error) => fail(error),
-      onHeldCommit: () => this.resilience.heldHead(res, model),
+      onHeldCommit: () => this.resilience.heldHead(res, plan.route.model),
     });
   }
 
@@ -120,18 +104,17 @@ export class GenerationPipeline {
    */
   private async unstreamed<B extends GenerationBody>(
     adapter: GenerationAdapter<B>,
-    body: B,
-    req: GatewayRequest,
-    res: GatewayResponse,
+    plan: RequestPlan<B>,
     a: Attempt,
-    isProtected: boolean,
   ): Promise<() => void> {
-    const path = servingPath(adapter.format, a.model, a.provider, isProtected);
+    const { req, res, body } = plan;
+    const path = pathOf(plan, a);
     if (path.kind === 'native') {
-      const call = adapter.native(body, req, a.model);
+      const call = adapter.native(plan, a.model);
       const result = await path.provider.passthrough({
         model: a.model,
         format: adapter.format,
+        answer: plan.format.answer,
         body: call.payload,
         stream: false,
         ctx: a.ctx,
@@ -144,7 +127,7 @@ export class GenerationPipeline {
       }
       return () => this.sendNative(adapter, req, res, a.model, result);
     }
-    const { events, output } = this.startCanonical(adapter, body, req, res, a, path, isProtected);
+    const { events, output } = this.startCanonical(adapter, plan, a, path);
     const recordUsage = (event: CanonicalEvent): void => {
       if (event.type === 'message_stop') {
         req.ctx.usage = event.usage;
@@ -166,18 +149,17 @@ export class GenerationPipeline {
   /** One attempt of a streamed request: its frames once the upstream started, and its error frames. */
   private streamed<B extends GenerationBody>(
     adapter: GenerationAdapter<B>,
-    body: B,
-    req: GatewayRequest,
-    res: GatewayResponse,
+    plan: RequestPlan<B>,
     a: Attempt,
-    isProtected: boolean,
   ): { frames: Promise<Observable<SseFrame>>; fail: (error: GatewayError) => SseFrame[] } {
-    const path = servingPath(adapter.format, a.model, a.provider, isProtected);
+    const { req, body } = plan;
+    const path = pathOf(plan, a);
     if (path.kind === 'native') {
-      const call = adapter.native(body, req, a.model);
+      const call = adapter.native(plan, a.model);
       const started = path.provider.passthrough({
         model: a.model,
         format: adapter.format,
+        answer: plan.format.answer,
         body: call.payload,
         stream: true,
         ctx: a.ctx,
@@ -188,7 +170,7 @@ export class GenerationPipeline {
       };
     }
     const encoder = adapter.encoder(body, a.model.id, req);
-    const { events, output } = this.startCanonical(adapter, body, req, res, a, path, isProtected);
+    const { events, output } = this.startCanonical(adapter, plan, a, path);
     const frames = events.then((started) => {
       const encoded = (output ? started.pipe(output.protect) : started).pipe(
         mergeMap((event) => {
@@ -210,20 +192,18 @@ export class GenerationPipeline {
    */
   private startCanonical<B extends GenerationBody>(
     adapter: GenerationAdapter<B>,
-    body: B,
-    req: GatewayRequest,
-    res: GatewayResponse,
+    plan: RequestPlan<B>,
     a: Attempt,
     path: Extract<ServingPath, { kind: 'canonical' }>,
-    isProtected: boolean,
   ): { events: Promise<Observable<CanonicalEvent>>; output: ProtectedOutput | undefined } {
+    const { req, res, body } = plan;
     adapter.checkCanonical(
       body,
       path.model,
-      isProtected ? this.outputs.outgoingNames() : undefined,
+      plan.route.isProtected ? this.outputs.outgoingNames() : undefined,
     );
     const request = adapter.decode(body);
-    const output = this.outputs.prepare(req, res, request, a.model);
+    const output = this.outputs.prepare(plan.protections, req, res, request, a.model);
     return { events: startCanonical(path.provider, request, path.model, a.ctx, res), output };
   }
 
@@ -257,28 +237,13 @@ export class GenerationPipeline {
 }
 
 /**
- * Takes OpenRouter's `models` array out of the body (it is the gateway's to read, not the
- * upstream's) and, when there was one, drops the raw bytes that still carry it.
+ * The serving path of one attempt: the one admission decided when the attempt runs on the
+ * requested model and provider (most attempts), else the path of the fallback or other
+ * deployment it runs on.
  */
-function takeModels(body: object, req: GatewayRequest): unknown {
-  if (!('models' in body)) {
-    return undefined;
-  }
-  const models = (body as { models?: unknown }).models;
-  Reflect.deleteProperty(body, 'models');
-  req.rawBody = undefined;
-  return models;
-}
-
-function restore(body: Record<string, unknown>, pristine: Record<string, unknown>): void {
-  for (const key of Object.keys(body)) {
-    if (!Object.hasOwn(pristine, key)) {
-      Reflect.deleteProperty(body, key);
-    }
-  }
-  // Own data properties, as JSON.parse made them: Object.assign would run the
-  // `__proto__` setter for a client's "__proto__" key.
-  for (const [key, value] of Object.entries(pristine)) {
-    setOwn(body, key, value);
-  }
+function pathOf(plan: RequestPlan, a: Attempt): ServingPath {
+  const { route } = plan;
+  return a.model === route.model && a.provider === route.provider
+    ? route.path
+    : servingPath(plan.adapter.format, a.model, a.provider, route.isProtected);
 }

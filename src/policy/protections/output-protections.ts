@@ -10,7 +10,7 @@ import {
 } from './protection-report';
 import { protectionUsageHeader, writeProtectionUsage } from './protection-usage';
 import { ProtectionRegistry } from './protection-registry';
-import { protectionPlanOf } from './protections.gate';
+import type { ProtectionPlan } from './protections.gate';
 
 /** The outgoing protections of one answer, as the canonical path runs them. */
 export interface ProtectedOutput {
@@ -49,8 +49,7 @@ export class OutputProtections {
    * the verdicts still pending as `error`. Per request, not per attempt, so that a retried
    * attempt settles nothing.
    */
-  failed(req: GatewayRequest, res: GatewayResponse): void {
-    const plan = protectionPlanOf(req);
+  failed(plan: ProtectionPlan | undefined, req: GatewayRequest, res: GatewayResponse): void {
     if (plan !== undefined && plan.outgoing.length > 0) {
       plan.report.settlePending('error');
       publishVerdicts(plan.report, req, res);
@@ -58,8 +57,8 @@ export class OutputProtections {
   }
 
   /** Whether the request has outgoing protections (which need the canonical path). */
-  active(req: GatewayRequest): boolean {
-    return (protectionPlanOf(req)?.outgoing.length ?? 0) > 0;
+  active(plan: ProtectionPlan | undefined): boolean {
+    return (plan?.outgoing.length ?? 0) > 0;
   }
 
   /**
@@ -67,12 +66,12 @@ export class OutputProtections {
    * a protection may adjust it); undefined when none is on.
    */
   prepare(
+    plan: ProtectionPlan | undefined,
     req: GatewayRequest,
     res: GatewayResponse,
     request: CanonicalRequest,
     model: CatalogModel,
   ): ProtectedOutput | undefined {
-    const plan = protectionPlanOf(req);
     if (plan === undefined || plan.outgoing.length === 0) {
       return undefined;
     }

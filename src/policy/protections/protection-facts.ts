@@ -72,34 +72,38 @@ export function pushPart(
 }
 
 /**
- * Removes the protection tools from the body (in place). The client's other tools and its
- * `tool_choice` stay; when no tool remains, `tools` and `tool_choice` are removed (a
- * `tool_choice` of "auto"/"required"/"any" without tools is an upstream 400), and likewise
- * chat's legacy `functions` and `function_call`. Returns whether the body changed.
+ * The body without the protection tools, as a new shallow copy (the client's body is never
+ * changed), or undefined when it has none. The client's other tools and its `tool_choice`
+ * stay; when no tool remains, `tools` and `tool_choice` go too (a `tool_choice` of
+ * "auto"/"required"/"any" without tools is an upstream 400), and likewise chat's legacy
+ * `functions` and `function_call`.
  */
-export function stripProtectionTools(body: unknown, found: readonly ProtectionTool[]): boolean {
+export function withoutProtectionTools(
+  body: unknown,
+  found: readonly ProtectionTool[],
+): Record<string, unknown> | undefined {
   if (!isRecord(body) || found.length === 0) {
-    return false;
+    return undefined;
   }
-  let changed = false;
+  let out: Record<string, unknown> | undefined;
   for (const field of ['tools', 'functions'] as const) {
     const list = body[field];
     const drop = new Set(found.filter((t) => (t.field ?? 'tools') === field).map((t) => t.index));
     if (drop.size === 0 || !Array.isArray(list)) {
       continue;
     }
-    changed = true;
+    out ??= { ...body };
     const kept = list.filter((_t, i) => !drop.has(i));
     if (kept.length > 0) {
-      body[field] = kept;
+      out[field] = kept;
     } else if (field === 'tools') {
-      delete body.tools;
-      delete body.tool_choice;
-      delete body.parallel_tool_calls;
+      delete out.tools;
+      delete out.tool_choice;
+      delete out.parallel_tool_calls;
     } else {
-      delete body.functions;
-      delete body.function_call;
+      delete out.functions;
+      delete out.function_call;
     }
   }
-  return changed;
+  return out;
 }

@@ -6,7 +6,7 @@ import {
   type LabeledPart,
   type ProtectionExtractor,
   type ProtectionTool,
-  stripProtectionTools,
+  withoutProtectionTools,
 } from './protection-facts';
 import { ProtectionRegistry } from './protection-registry';
 import { ProtectionReport } from './protection-report';
@@ -25,14 +25,11 @@ export interface ProtectionPlan {
   active: ActiveProtection[];
   /** Those with an outgoing step (they put the request on the canonical path). */
   outgoing: ActiveProtection[];
-}
-
-/** Plans by request; a WeakMap keeps the plan off the shared request type. */
-const plans = new WeakMap<object, ProtectionPlan>();
-
-/** The protections of a request, when any is on (set by ProtectionsGuard). */
-export function protectionPlanOf(req: GatewayRequest): ProtectionPlan | undefined {
-  return plans.get(req);
+  /**
+   * The client's body without the protection tools (a copy), when it had any: what the
+   * limits count and the upstream gets. The client's body itself is never changed.
+   */
+  stripped: Record<string, unknown> | undefined;
 }
 
 function duplicate(
@@ -51,10 +48,10 @@ function duplicate(
 /**
  * The protections of a generation request, in two steps that the generation guard puts
  * around the rate limits: {@link plan} reads every protection's settings (a bad one is a
- * 400 that costs nothing) and strips the protection tools from the body, so that the limits
- * count only the client's own tools; {@link check} then runs the checks before the upstream
- * call (the local stages, then any paid model call). The outgoing steps are left to the
- * serving path through {@link protectionPlanOf}.
+ * 400 that costs nothing) and makes the body without the protection tools, so that the
+ * limits count only the client's own tools; {@link check} then runs the checks before the
+ * upstream call (the local stages, then any paid model call). The plan travels in the
+ * request's plan to the serving path, which runs the outgoing steps.
  */
 @Injectable()
 export class ProtectionsGate {
@@ -96,16 +93,12 @@ export class ProtectionsGate {
     if (active.length === 0) {
       return undefined;
     }
-    if (stripProtectionTools(body, found)) {
-      // The fast paths forward the client's bytes when nothing changed: they changed.
-      req.rawBody = undefined;
-    }
     const plan: ProtectionPlan = {
       report: new ProtectionReport(),
       active,
       outgoing: active.filter((a) => a.protection.output !== undefined),
+      stripped: withoutProtectionTools(body, found),
     };
-    plans.set(req, plan);
     // An error answered after this point (the limits, a check, the service) has no verdict to wait for.
     req.ctx.beforeErrorResponse = () => {
       plan.report.settlePending('error');

@@ -7,7 +7,7 @@ import {
 import {
   PROMPT_INJECTION_TOOL,
   type ProtectionTool,
-  stripProtectionTools,
+  withoutProtectionTools,
 } from './protection-facts';
 
 const WEATHER = { type: 'function', function: { name: 'get_weather', parameters: {} } };
@@ -101,7 +101,7 @@ describe('parseInjectionSettings', () => {
   });
 });
 
-describe('stripProtectionTools', () => {
+describe('withoutProtectionTools', () => {
   const found = (index: number): ProtectionTool => ({
     name: PROMPT_INJECTION_TOOL,
     index,
@@ -114,8 +114,11 @@ describe('stripProtectionTools', () => {
       tools: [WEATHER, { type: 'function', function: { name: PROMPT_INJECTION_TOOL } }],
       tool_choice: 'required',
     };
-    expect(stripProtectionTools(body, [found(1)])).toBe(true);
-    expect(body).toEqual({ tools: [WEATHER], tool_choice: 'required' });
+    expect(withoutProtectionTools(body, [found(1)])).toEqual({
+      tools: [WEATHER],
+      tool_choice: 'required',
+    });
+    expect(body.tools).toHaveLength(2); // the client's body stays as it came
   });
 
   it('removes tools, tool_choice and parallel_tool_calls when no tool remains', () => {
@@ -125,13 +128,13 @@ describe('stripProtectionTools', () => {
       tool_choice: 'auto',
       parallel_tool_calls: false,
     };
-    stripProtectionTools(body, [found(0)]);
-    expect(body).toEqual({ model: 'm' });
+    expect(withoutProtectionTools(body, [found(0)])).toEqual({ model: 'm' });
+    expect(body.tool_choice).toBe('auto');
   });
 
   it('changes nothing when there is no protection tool', () => {
     const body = { tools: [WEATHER] };
-    expect(stripProtectionTools(body, [])).toBe(false);
+    expect(withoutProtectionTools(body, [])).toBeUndefined();
     expect(body).toEqual({ tools: [WEATHER] });
   });
 });

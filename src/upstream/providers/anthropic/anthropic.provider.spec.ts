@@ -65,6 +65,7 @@ describe('AnthropicProvider', () => {
     const result = await provider.passthrough({
       model: {} as never,
       format: 'messages',
+      answer: 'messages',
       body: '{"model":"m"}',
       stream: false,
       ctx: ctx({
@@ -153,6 +154,7 @@ describe('AnthropicProvider', () => {
       new AnthropicProvider(CONFIG, http).passthrough({
         model: {} as never,
         format: 'messages',
+        answer: 'messages',
         body: '{}',
         stream: false,
         ctx: ctx(),
@@ -167,6 +169,7 @@ describe('AnthropicProvider', () => {
     const call = {
       model: {} as never,
       format: 'responses' as const,
+      answer: 'responses' as const,
       body: '{}',
       stream: false,
       ctx: ctx(),

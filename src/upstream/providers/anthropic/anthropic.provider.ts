@@ -67,7 +67,7 @@ export class AnthropicProvider implements UpstreamProvider {
     const { ctx } = call;
     const res = await this.post('/v1/messages', call.body, ctx);
     if (!call.stream) {
-      const answer = await this.http.readAnswer(res, ctx.signal, this.config.name, 'messages');
+      const answer = await this.http.readAnswer(res, ctx.signal, this.config.name, call.answer);
       return { kind: 'json', status: res.statusCode, contentType: 'application/json', ...answer };
     }
     await this.http.requireEventStream(res, this.config.name);

@@ -173,7 +173,7 @@ export function toAnthropicRequest(req: CanonicalRequest, model: CatalogModel): 
   const dropped: string[] = [];
   const extra = { ...req.extra };
   if (takeOutputConfigs(extra, dropped, ['verbosity']) !== undefined) {
-    dropped.push(req.source === 'responses' ? 'text.verbosity' : 'verbosity');
+    dropped.push(paramName(req, 'verbosity'));
   }
   const forwarded = applyExtraPolicy(extra, POLICY, dropped);
 

@@ -145,7 +145,7 @@ export function toGeminiRequest(req: CanonicalRequest, model: CatalogModel): Tra
   const dropped: string[] = [];
   const extra = { ...req.extra };
   if (takeOutputConfigs(extra, dropped) !== undefined) {
-    dropped.push(req.source === 'responses' ? 'text.verbosity' : 'verbosity');
+    dropped.push(paramName(req, 'verbosity'));
   }
   applyExtraPolicy(extra, POLICY, dropped);
 

@@ -103,7 +103,7 @@ export class OpenAiProvider implements UpstreamProvider {
       throw new Error(`provider ${this.config.name} cannot pass through ${call.format}`);
     }
     const url = this.url(call.format, call.model);
-    return this.exchange('POST', url, call.body, call.stream, call.ctx, call.format);
+    return this.exchange('POST', url, call.body, call.stream, call.ctx, call.answer);
   }
 
   /**

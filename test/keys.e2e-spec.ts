@@ -311,7 +311,7 @@ function keyStoreSuite(setup: () => Promise<Backend>): void {
       limit: 0.004,
       limit_remaining: 0,
       limit_reset: 'daily',
-      budget: { amount_usd: 0.004, period: 'day', spent_usd: 0.004275 },
+      budget: { amount_usd: 0.004, period: 'day', spent_usd: 0.004275, reserved_usd: 0 },
     });
     // Raising the budget lets the key spend again.
     const raised = await admin(gw, 'PATCH', `/keys/${id}`, {

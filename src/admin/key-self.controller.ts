@@ -36,11 +36,16 @@ export class KeySelfController {
     const limits = { ...defaults, ...info.limits };
     const budget = info.budget;
     const period = budget?.period ?? 'total';
-    const spentPico = this.usage.spend ? await this.usage.spend.spent(info.id, period) : 0n;
     const now = Date.now();
-    const { resetsAt } = budgetWindow(period, now);
+    const { start, resetsAt } = budgetWindow(period, now);
+    const { spentPico, reservedPico } = await this.spendOf(info.id, budget !== undefined, {
+      period,
+      start,
+    });
     const remainingPico =
-      budget === undefined ? undefined : budget.amountMicros * PICO_PER_MICRO - spentPico;
+      budget === undefined
+        ? undefined
+        : budget.amountMicros * PICO_PER_MICRO - spentPico - reservedPico;
     return {
       data: {
         id: info.id,
@@ -57,6 +62,7 @@ export class KeySelfController {
               amount_usd: microsToUsd(budget.amountMicros),
               period: budget.period,
               spent_usd: picoToUsd(spentPico),
+              reserved_usd: picoToUsd(reservedPico),
               remaining_usd: picoToUsd(
                 remainingPico !== undefined && remainingPico > 0n ? remainingPico : 0n,
               ),
@@ -76,5 +82,27 @@ export class KeySelfController {
         expires_at: info.expiresAt === undefined ? null : new Date(info.expiresAt).toISOString(),
       },
     };
+  }
+
+  /**
+   * A budgeted key's spend as its budget counts it: the counter that reservations settle
+   * into (exact as soon as a request settles, on every replica), with what requests in
+   * progress hold. Before its first budgeted request, and for keys without a budget, the
+   * ledger's totals.
+   */
+  private async spendOf(
+    keyId: string,
+    budgeted: boolean,
+    window: { period: BudgetPeriod; start: number },
+  ): Promise<{ spentPico: bigint; reservedPico: bigint }> {
+    const counter =
+      budgeted && this.usage.counters
+        ? await this.usage.counters.read({ scope: 'key', id: keyId, ...window })
+        : undefined;
+    if (counter !== undefined) {
+      return counter;
+    }
+    const spentPico = this.usage.spend ? await this.usage.spend.spent(keyId, window.period) : 0n;
+    return { spentPico, reservedPico: 0n };
   }
 }

@@ -314,6 +314,37 @@ describeOnEachStore('stored responses belong to the key that made them', 'owners
     expect(calls).toBe(0);
   });
 
+  it('looks up no carried output id of a stateless request (store: false), only references and stored reasoning', async () => {
+    const made = await create(t.keys.a);
+    const reasoning = made.output.find((item) => item.type === 'reasoning')!;
+    const message = made.output.find((item) => item.type === 'message')!;
+    // Codex sends its output items back, ids included, with store: false: they carry their content.
+    await create(t.keys.b, {
+      store: false,
+      input: [
+        { role: 'user', content: 'hi' },
+        { type: 'message', id: message.id, role: 'assistant', content: 'Hello' },
+        { role: 'user', content: 'and again' },
+      ],
+    });
+    expect(t.upstream.last().body).toMatchObject({ store: false });
+    const calls = await upstreamCalls(async () => {
+      const e1 = await rejection(
+        create(t.keys.b, { store: false, input: [{ type: 'item_reference', id: message.id }] }),
+      );
+      expect(e1).toBeInstanceOf(OpenAI.NotFoundError);
+      // A reasoning item without encrypted content is read from the store.
+      const e2 = await rejection(
+        create(t.keys.b, {
+          store: false,
+          input: [{ type: 'reasoning', id: reasoning.id, summary: [] }],
+        }),
+      );
+      expect(e2).toBeInstanceOf(OpenAI.NotFoundError);
+    });
+    expect(calls).toBe(0);
+  });
+
   it('refuses an id made before owners were recorded to every key but an admin one', async () => {
     const calls = await upstreamCalls(async () => {
       const res = await call(t.keys.a, 'GET', 'resp_legacy');

@@ -5,7 +5,7 @@ import { GatewayError } from '../../common/errors/gateway-errors';
 import type { GatewayRequest } from '../../common/request-context';
 import { ObjectOwnership, accessOf } from '../../ownership/object-ownership.service';
 import type { OwnedObject } from '../../ownership/owner-store';
-import type { ResponsesRequestDto } from './responses-request.dto';
+import type { ResponsesInputItem, ResponsesRequestDto } from './responses-request.dto';
 
 /** Owner record kinds of the Responses API. */
 export const RESPONSE = 'response';
@@ -97,7 +97,10 @@ export class ResponsesOwnership {
   /**
    * Checks the stored objects a new request continues from; undefined (no wait) when it
    * names none. `item_reference` ids must be reachable; other input items carry their own
-   * content, so only an id recorded for someone else is refused.
+   * content, so only an id recorded for someone else is refused. A stateless request
+   * (`store: false`, no `previous_response_id`) reads no stored item through the ids it
+   * carries back (clients such as Codex send them), so those are not looked up, except a
+   * reasoning item without `encrypted_content`: its content is server state.
    */
   checkContinuation(body: ResponsesRequestDto, key: ApiKeyInfo): Promise<void> | undefined {
     const previous = typeof body.previous_response_id === 'string' ? body.previous_response_id : '';
@@ -105,12 +108,18 @@ export class ResponsesOwnership {
     if (conversation !== undefined && key.admin !== true) {
       throw new ConversationNotFoundError(conversation);
     }
+    const stateless = body.store === false && previous === '';
     const referenced: string[] = [];
     const carried: string[] = [];
     if (Array.isArray(body.input)) {
       for (const item of body.input) {
-        if (typeof item === 'object' && item !== null && typeof item.id === 'string') {
-          (item.type === 'item_reference' ? referenced : carried).push(item.id);
+        if (typeof item !== 'object' || item === null || typeof item.id !== 'string') {
+          continue;
+        }
+        if (item.type === 'item_reference') {
+          referenced.push(item.id);
+        } else if (!stateless || readsStoredItem(item)) {
+          carried.push(item.id);
         }
       }
     }
@@ -193,6 +202,11 @@ export class ResponsesOwnership {
       settled: () => Promise.all(writes).then(() => undefined),
     };
   }
+}
+
+/** A reasoning item sent back without its encrypted content: the provider reads it from its store. */
+function readsStoredItem(item: ResponsesInputItem): boolean {
+  return item.type === 'reasoning' && typeof item.encrypted_content !== 'string';
 }
 
 function conversationId(conversation: unknown): string | undefined {

@@ -51,6 +51,8 @@ export class ConversationNotFoundError extends GatewayError {
 export interface ResponsesObserver {
   /** A response snapshot from the stream: the first one, then the terminal one. */
   snapshot: (response: Record<string, unknown>, terminal: boolean) => void;
+  /** An output item that started streaming (`response.output_item.added`). */
+  item: (id: string) => void;
   /** An unstreamed answer; settles once its records are durable. */
   answered: (response: Record<string, unknown>) => Promise<void>;
   /** Settles once everything reported so far is durable. */
@@ -177,6 +179,13 @@ export class ResponsesOwnership {
     };
     const writes: Promise<void>[] = [];
     let responseId: string | undefined;
+    /** Item ids recorded as they started, not written again at the end. */
+    const started = new Set<string>();
+    const write = (objects: OwnedObject[]): Promise<void> => {
+      const done = this.owners.record(objects);
+      writes.push(done);
+      return done;
+    };
     const record = (response: Record<string, unknown>, withOutput: boolean): Promise<void> => {
       const id = response.id;
       if (typeof id !== 'string' || id === '') {
@@ -189,15 +198,21 @@ export class ResponsesOwnership {
       }
       if (withOutput) {
         for (const item of outputIds(response, id)) {
-          objects.push({ ...owner, id: item, kind: RESPONSE_ITEM, parentId: id });
+          if (!started.has(item)) {
+            objects.push({ ...owner, id: item, kind: RESPONSE_ITEM, parentId: id });
+          }
         }
       }
-      const write = this.owners.record(objects);
-      writes.push(write);
-      return write;
+      return write(objects);
     };
     return {
       snapshot: (response, terminal) => void record(response, terminal),
+      item: (id) => {
+        if (responseId !== undefined && id !== responseId && !started.has(id)) {
+          started.add(id);
+          void write([{ ...owner, id, kind: RESPONSE_ITEM, parentId: responseId }]);
+        }
+      },
       answered: (response) => record(response, true),
       settled: () => Promise.all(writes).then(() => undefined),
     };

@@ -238,7 +238,18 @@ function suite(backend: () => Promise<StoreBackend>): void {
       ),
     ).toBe(true);
     expect((await admin(store.gw, 'GET', '/audit?outcome=maybe')).status).toBe(400);
-    expect((await admin(store.gw, 'GET', '/audit?after=bogus')).status).toBe(400);
+    const cursor = (text: string): string => Buffer.from(text).toString('base64url');
+    // A cursor the database would refuse (an id past int8, none at all) is a 400, never a 500.
+    for (const after of [
+      'bogus',
+      cursor('1767225600000.9999999999999999999'),
+      cursor('1.0'),
+      cursor('01.5'),
+    ]) {
+      const res = await admin(store.gw, 'GET', `/audit?after=${after}`);
+      expect(res.status).toBe(400);
+      expect(res.body.error).toMatchObject({ param: 'after', code: 'invalid_cursor' });
+    }
 
     const member = await consoleSession(store.gw, { role: 'member', team: 'team-g' });
     const mine = await fetch(`${store.gw.origin}/admin/v1/audit`, {

@@ -180,6 +180,54 @@ function budgetSuite(backend: () => Promise<StoreBackend>): void {
     expect(err.error.message).toMatch(/worst-case cost .* is \$0\.1601/);
   });
 
+  it('refuses background responses to a budgeted key (their cost comes after the reservation closes)', async () => {
+    const queued = {
+      id: 'resp_bg_1',
+      object: 'response',
+      created_at: 1,
+      status: 'queued',
+      background: true,
+      model: 'upstream-gpt',
+      output: [],
+      usage: null,
+    };
+    upstream.on('/v1/responses', () => ({ json: queued }));
+    const body = {
+      model: 'test-gpt',
+      instructions: SYSTEM.content,
+      input: 'Hi',
+      background: true,
+      max_output_tokens: 10,
+    };
+    const budgeted = await createKey(gw, {
+      name: 'background-budgeted',
+      budget: { amount_usd: 1, period: 'day' },
+    });
+    const before = upstream.requests.length;
+    const err = await rejection(
+      new OpenAI({ baseURL: gw.baseURL, apiKey: budgeted.key, maxRetries: 0 }).responses.create(
+        body,
+      ),
+    );
+    expect(err).toBeInstanceOf(OpenAI.BadRequestError);
+    expect(err.error).toMatchObject({
+      type: 'invalid_request_error',
+      param: 'background',
+      code: 'background_not_allowed_with_budget',
+    });
+    expect(upstream.requests.length).toBe(before);
+    expect(await counterOf(gw, 'key', budgeted.id)).toMatchObject({ reservations: 0 });
+    // Without a budget, background works as it always did.
+    const free = await createKey(gw, { name: 'background-free' });
+    const made = await new OpenAI({
+      baseURL: gw.baseURL,
+      apiKey: free.key,
+      maxRetries: 0,
+    }).responses.create(body);
+    expect(made).toMatchObject({ id: 'resp_bg_1', status: 'queued' });
+    expect(upstream.last().body).toMatchObject({ background: true });
+  });
+
   it('settles the reservation to nothing when the upstream fails', async () => {
     const { id, key } = await createKey(gw, {
       name: 'failing',

@@ -19,7 +19,7 @@ import {
 import { envelopeForPath } from '../common/errors/global-exception.filter';
 import type { GatewayRequest, GatewayResponse } from '../common/request-context';
 import type { AllConfig, LimitsConfig } from '../config';
-import { BUDGET_GATE, type BudgetGate } from './budget-gate';
+import { BUDGET_GATE, type BudgetGate, DetachedWithBudgetError } from './budget-gate';
 import type { LimitFacts } from './limit-facts';
 import { LimitsHealth } from './limits-health';
 import {
@@ -186,9 +186,16 @@ export class LimitsService implements OnModuleInit, OnApplicationShutdown {
     }
     // Only a key with a budget (its own or its team's) pays for the worst case and the
     // reservation; a request that generates nothing costs nothing.
-    const gate =
+    const budgets =
       info !== undefined && facts.tokenFree !== true && this.budgets?.applies(info)
-        ? this.budgets.reserve(
+        ? this.budgets
+        : undefined;
+    if (budgets !== undefined && facts.detached === true) {
+      throw new DetachedWithBudgetError();
+    }
+    const gate =
+      budgets !== undefined && info !== undefined
+        ? budgets.reserve(
             info,
             this.worstCase(facts, model, info, fallbacks.asked ?? [], requestedOutput, estimate),
             req,

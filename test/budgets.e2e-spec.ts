@@ -11,6 +11,8 @@ import {
   databaseOf,
   ledgerTotal,
 } from './support/budgets';
+import { BUDGET_GATE } from '../src/limits/budget-gate';
+import type { ReservingBudgetGate } from '../src/usage/budget.gate';
 import { consoleSession } from './support/console-session';
 import { FakeUpstream } from './support/fake-upstream';
 import { startGateway, type TestGateway } from './support/gateway';
@@ -430,3 +432,84 @@ function budgetSuite(backend: () => Promise<StoreBackend>): void {
 }
 
 describeOnEachStore('Budgets as hard limits', 'budgets', budgetSuite);
+
+/** A ttl short enough to pass several times while one request runs. */
+const SHORT_TTL_MS = 1500;
+
+function renewalSuite(backend: () => Promise<StoreBackend>): void {
+  let upstream: FakeUpstream;
+  let gw: TestGateway;
+  let drop: (() => Promise<void>) | undefined;
+
+  beforeAll(async () => {
+    const store = await backend();
+    drop = store.drop;
+    upstream = await new FakeUpstream().start();
+    gw = await startGateway({
+      CATALOG_PATH: pricedCatalog(upstream.url),
+      GATEWAY_ADMIN_TOKEN: ADMIN_TOKEN,
+      BUDGET_RESERVATION_TTL_MS: String(SHORT_TTL_MS),
+      USAGE_FLUSH_INTERVAL_MS: '50',
+      REDIS_URL: '',
+      ...store.env,
+    });
+  }, 90_000);
+
+  afterAll(async () => {
+    await gw?.close();
+    await upstream?.stop();
+    await drop?.();
+  });
+
+  it('keeps renewing the reservation of a request that outlives the ttl; one nobody renews is swept', async () => {
+    const { id, key } = await createKey(gw, {
+      name: 'long-stream',
+      budget: { amount_usd: 1, period: 'day' },
+    });
+    const base = { id: 'c', object: 'chat.completion.chunk', created: 1, model: 'upstream-gpt' };
+    upstream.on('/v1/chat/completions', () => ({
+      sse: [{ ...base, choices: [{ index: 0, delta: { role: 'assistant', content: 'Hel' } }] }],
+      after: 'hold',
+    }));
+    const controller = new AbortController();
+    const stream = await new OpenAI({
+      baseURL: gw.baseURL,
+      apiKey: key,
+      maxRetries: 0,
+    }).chat.completions.create(
+      {
+        model: 'test-gpt',
+        max_tokens: MAX_TOKENS,
+        stream: true,
+        messages: [SYSTEM, { role: 'user', content: 'Hi' }],
+      },
+      { signal: controller.signal },
+    );
+    const held = await counterOf(gw, 'key', id);
+    expect(held.reservations).toBe(1);
+    // An orphan of the same key, as a replica that died leaves it: nobody renews it.
+    const { db } = databaseOf(gw);
+    await sql`
+      WITH c AS (
+        UPDATE budget_counters SET reserved_pusd = reserved_pusd + 5000000000
+        WHERE scope = 'key' AND scope_id = ${id} RETURNING period, period_start)
+      INSERT INTO budget_reservations
+        (id, scope, scope_id, period, period_start, amount_pusd, expires_at)
+      SELECT gen_random_uuid(), 'key', ${id}, period, period_start, 5000000000,
+        now() + ${SHORT_TTL_MS} * interval '1 millisecond' FROM c`.execute(db);
+    await new Promise((r) => setTimeout(r, SHORT_TTL_MS * 2.5));
+    await gw.app.get<ReservingBudgetGate>(BUDGET_GATE).sweepExpired();
+    // The running request still holds its worst case; the orphan is gone.
+    const after = await counterOf(gw, 'key', id);
+    expect(after.reservations).toBe(1);
+    expect(after.reserved).toBe(held.reserved);
+    controller.abort();
+    await (async () => {
+      for await (const _ of stream) {
+        // the abort ends it
+      }
+    })().catch(() => undefined);
+  }, 30_000);
+}
+
+describeOnEachStore('Budget reservations of running requests', 'budgets_renew', renewalSuite);

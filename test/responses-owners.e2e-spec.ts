@@ -355,7 +355,9 @@ describeOnEachStore('stored responses belong to the key that made them', 'owners
     expect(calls).toBe(0);
     // Its maker may refer to it.
     await create(t.keys.a, { input: [{ type: 'item_reference', id: message }] });
-    expect(t.upstream.last().body).toMatchObject({ input: [{ type: 'item_reference', id: message }] });
+    expect(t.upstream.last().body).toMatchObject({
+      input: [{ type: 'item_reference', id: message }],
+    });
   });
 
   it('looks up no carried output id of a stateless request (store: false), only references and stored reasoning', async () => {

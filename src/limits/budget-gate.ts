@@ -15,13 +15,16 @@ export interface BudgetGate {
   /**
    * Reserves `worstCasePico` against the key's budget and its team's, shared by every
    * replica, and leaves on the request what settles the reservation to the real cost when
-   * the response closes. Throws BudgetExceededError when it does not fit.
+   * the response closes. Throws BudgetExceededError when it does not fit. `protections`:
+   * the worst case of the request's protection judge calls, added when they count against
+   * budgets (asked only then).
    */
   reserve(
     key: ApiKeyInfo,
     worstCasePico: bigint,
     req: GatewayRequest,
     res: GatewayResponse,
+    protections?: () => bigint,
   ): Promise<void>;
 }
 

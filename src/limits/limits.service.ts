@@ -73,6 +73,11 @@ export interface FallbackOptions {
    * none, and the request gets context_length_exceeded.
    */
   contextFallback?: (fits: (m: CatalogModel) => boolean) => CatalogModel | undefined;
+  /**
+   * The worst case of the request's protection judge calls, in pico-dollars, given the
+   * characters of its prompt text; a budget adds it when judge calls count against it.
+   */
+  protections?: (promptChars: number) => bigint;
 }
 
 /**
@@ -193,6 +198,7 @@ export class LimitsService implements OnModuleInit, OnApplicationShutdown {
     if (budgets !== undefined && facts.detached === true) {
       throw new DetachedWithBudgetError();
     }
+    const judges = fallbacks.protections;
     const gate =
       budgets !== undefined && info !== undefined
         ? budgets.reserve(
@@ -200,6 +206,7 @@ export class LimitsService implements OnModuleInit, OnApplicationShutdown {
             this.worstCase(facts, model, info, fallbacks.asked ?? [], requestedOutput, estimate),
             req,
             res,
+            judges === undefined ? undefined : () => judges(promptChars(facts)),
           )
         : undefined;
     const rateLimit = (): Admission | Promise<Admission> => {
@@ -386,4 +393,13 @@ function tokensUsed(req: GatewayRequest, res: GatewayResponse, reserved: number)
     return usage.inputTokens + usage.outputTokens;
   }
   return res.statusCode >= 400 ? 0 : reserved;
+}
+
+/** Characters of a request's prompt text (what its protections can scan and show a judge). */
+function promptChars(facts: LimitFacts): number {
+  let chars = 0;
+  for (const text of facts.texts) {
+    chars += text.length;
+  }
+  return chars;
 }

@@ -97,11 +97,16 @@ export class ReservingBudgetGate implements BudgetGate {
 
   async reserve(
     key: ApiKeyInfo,
-    worstCasePico: bigint,
+    requestPico: bigint,
     req: GatewayRequest,
     res: GatewayResponse,
+    protections?: () => bigint,
   ): Promise<void> {
     const now = Date.now();
+    const worstCasePico =
+      this.includeProtections && protections !== undefined
+        ? requestPico + protections()
+        : requestPico;
     const claims: Claim[] = [];
     if (key.budget !== undefined) {
       claims.push(claimOf('key', key.id, key.budget, now));

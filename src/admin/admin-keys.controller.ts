@@ -13,7 +13,7 @@ import {
 } from '@nestjs/common';
 import type { Request } from 'express';
 import { ApiKeyService } from '../auth/api-key.service';
-import { Public } from '../auth/public.decorator';
+import { Public } from '../common/public.decorator';
 import { CatalogService } from '../catalog/catalog.service';
 import { GatewayError, InvalidRequestError } from '../common/errors/gateway-errors';
 import { own } from '../common/own';

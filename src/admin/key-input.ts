@@ -6,7 +6,7 @@ import {
   type KeyEndpoint,
   globToRegExp,
   isGlob,
-} from '../auth/key-policy';
+} from '../common/key-policy';
 import { InvalidRequestError } from '../common/errors/gateway-errors';
 import { own } from '../common/own';
 import type { KeyChanges, StoredLimits } from '../keys/key-record';

@@ -1,5 +1,4 @@
-import type { ApiKeyInfo } from '../auth/api-key.service';
-import { type BudgetPeriod, budgetWindow } from '../auth/key-policy';
+import { type ApiKeyInfo, type BudgetPeriod, budgetWindow } from '../common/key-policy';
 import { type ManagedKeyRecord, statusOf } from '../keys/key-record';
 import { maskedSecret } from '../keys/key-secret';
 import type { LedgerRow, UsageGroup, UsageTotals } from '../usage/ledger-row';

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { plainToInstance, Type } from 'class-transformer';
 import {
@@ -15,8 +14,9 @@ import {
 } from 'class-validator';
 import { parse as parseYaml } from 'yaml';
 import { ConfigValidationError } from '../config';
-import type { RateLimits } from '../config/limits.config';
+import type { LimitOverrides } from '../common/key-policy';
 import { own } from '../common/own';
+import { sha256Hex } from '../keys/key-secret';
 
 /**
  * The keys file (`GATEWAY_KEYS_FILE`): client keys and what applies to each. Keys are
@@ -63,9 +63,6 @@ export class KeysFileSchema {
   @IsOptional() @IsObject() models?: Record<string, unknown>;
   @IsArray() @ValidateNested({ each: true }) @Type(() => KeyEntrySchema) keys!: KeyEntrySchema[];
 }
-
-/** Limits as configured: absent fields fall back to the next level (file defaults, env). */
-export type LimitOverrides = Partial<RateLimits>;
 
 export interface KeyFileEntry {
   /** SHA-256 (lower-case hex) of the key. */
@@ -201,9 +198,4 @@ export function loadKeysFile(path: string, env: NodeJS.ProcessEnv = process.env)
     ]);
   }
   return parseKeysFile(text, env, path);
-}
-
-/** SHA-256 of a key, lower-case hex: how keys are looked up and written in the keys file. */
-export function sha256Hex(value: string): string {
-  return createHash('sha256').update(value).digest('hex');
 }

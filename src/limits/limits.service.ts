@@ -8,8 +8,8 @@ import {
   Optional,
 } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
-import { type ApiKeyInfo, ApiKeyService } from '../auth/api-key.service';
-import { keyMayUseModel } from '../auth/key-policy';
+import { ApiKeyService } from '../auth/api-key.service';
+import { type ApiKeyInfo, keyMayUseModel } from '../common/key-policy';
 import { CatalogService } from '../catalog/catalog.service';
 import type { CatalogModel } from '../catalog/catalog.types';
 import {

@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Logger } from '@nestjs/common';
-import type { ApiKeyInfo } from '../auth/api-key.service';
-import { type KeyBudget, budgetWindow } from '../auth/key-policy';
+import { type ApiKeyInfo, type KeyBudget, budgetWindow } from '../common/key-policy';
 import {
   BudgetExceededError,
   ClientClosedRequestError,

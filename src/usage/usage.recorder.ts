@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { endpointOfPath } from '../auth/key-policy';
+import { endpointOfPath } from '../common/key-policy';
 import type { CatalogService } from '../catalog/catalog.service';
 import type { CatalogModel } from '../catalog/catalog.types';
 import type { CanonicalUsage } from '../core/canonical';

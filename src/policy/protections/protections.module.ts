@@ -1,6 +1,6 @@
 import { Controller, Get, Module } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
-import { Public } from '../../auth/public.decorator';
+import { Public } from '../../common/public.decorator';
 import { CatalogModule } from '../../catalog/catalog.module';
 import { UpstreamModule } from '../../upstream/upstream.module';
 import { JudgeClient } from './judge/judge-client';

@@ -4,7 +4,8 @@ import { CatalogService } from '../catalog/catalog.service';
 import type { GatewayRequest, GatewayResponse } from '../common/request-context';
 import { costOf } from '../policy/protections/judge/judge-client';
 import { MetricsService, type RequestFacts } from './metrics/metrics.service';
-import { observeRequest, observedRequest } from './observed-request';
+import { observeRequest, observedRequest } from '../common/observed-request';
+import { traceOf } from './tracing/trace-of';
 import { TracingService } from './tracing/tracing.service';
 
 /** How the access log saw a response end. */
@@ -66,7 +67,7 @@ export class RequestObserver {
       protectionUsage: ctx.protectionUsage,
     };
     this.metrics.requestEnded(facts);
-    const trace = observed?.trace;
+    const trace = traceOf(req);
     if (trace !== undefined) {
       trace.span.updateName(`${req.method} ${endpoint}`);
       trace.end(

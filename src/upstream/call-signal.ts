@@ -1,4 +1,4 @@
-import type { ObservedRequest } from '../observability/observed-request';
+import { type ObservedRequest, observedRequest } from '../common/observed-request';
 import type { CallTimeouts } from './call-timeouts';
 
 /**
@@ -95,4 +95,14 @@ export class CallAbort implements CallSignal {
       listeners.splice(at, 1);
     }
   }
+}
+
+/** Ties an upstream call's abort signal to its request (see createCallContext). */
+export function linkUpstreamSignal(signal: CallAbort, req: object): void {
+  signal.observed = observedRequest(req);
+}
+
+/** The request an upstream call belongs to; undefined for the gateway's own calls (judges). */
+export function observedBySignal(signal: CallSignal): ObservedRequest | undefined {
+  return signal instanceof CallAbort ? signal.observed : undefined;
 }

@@ -4,7 +4,7 @@ import type { CatalogService } from '../catalog/catalog.service';
 import type { CatalogModel } from '../catalog/catalog.types';
 import type { CanonicalUsage } from '../core/canonical';
 import type { GatewayRequest, GatewayResponse } from '../common/request-context';
-import { observedRequest } from '../observability/observed-request';
+import { observedRequest } from '../common/observed-request';
 import { type TokenPrices, costPico, tokenPrices } from './cost';
 import type { LedgerRow, Outcome } from './ledger-row';
 

@@ -3,8 +3,8 @@ import type { ConfigType } from '@nestjs/config';
 import type { Tracer } from '@opentelemetry/api';
 import type { BasicTracerProvider } from '@opentelemetry/sdk-trace-base';
 import { observabilityConfig } from '../../config/observability.config';
-import { observedRequest } from '../observed-request';
 import type { RequestTrace } from './request-trace';
+import { traceOf } from './trace-of';
 
 /** What a traced request needs of the OpenTelemetry API, loaded only when tracing is on. */
 interface Otel {
@@ -76,7 +76,7 @@ export class TracingService implements OnApplicationShutdown {
    * sites check {@link enabled} first, so that with tracing off they pay nothing.
    */
   step<T>(req: object, name: string, run: () => T): T {
-    const trace = observedRequest(req)?.trace;
+    const trace = traceOf(req);
     return trace === undefined ? run() : trace.step(name, run);
   }
 

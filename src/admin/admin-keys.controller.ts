@@ -19,7 +19,8 @@ import { GatewayError, InvalidRequestError } from '../common/errors/gateway-erro
 import { own } from '../common/own';
 import type { KeyStatus, ManagedKeyRecord } from '../keys/key-record';
 import { KeysService } from '../keys/keys.service';
-import { type AdminPrincipal, AdminGuard, principalOf } from './admin.guard';
+import type { AdminPrincipal } from '../console/admin-auth';
+import { AdminGuard, principalOf } from './admin.guard';
 import { type ModelIndex, parseKeyBody } from './key-input';
 import { UsagePipeline } from '../usage/usage.module';
 import { AuditLog } from '../audit/audit-log';

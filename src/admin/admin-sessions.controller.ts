@@ -6,7 +6,8 @@ import { GatewayError, InvalidRequestError } from '../common/errors/gateway-erro
 import { own } from '../common/own';
 import { ConsoleSessions, SessionStoreMissingError } from '../console/console-session';
 import type { StoredSession } from '../console/session-store';
-import { type AdminPrincipal, AdminGuard, principalOf } from './admin.guard';
+import type { AdminPrincipal } from '../console/admin-auth';
+import { AdminGuard, principalOf } from './admin.guard';
 import { auditSource } from './audit-facts';
 
 class AdminOnlyError extends GatewayError {

@@ -19,7 +19,8 @@ import type { BudgetCounterId } from '../usage/budget-counters';
 import { PICO_PER_MICRO, microsToUsd, picoToUsd } from '../usage/money';
 import type { TeamBudget } from '../usage/team-budgets';
 import { UsagePipeline } from '../usage/usage.module';
-import { type AdminPrincipal, AdminGuard, principalOf } from './admin.guard';
+import type { AdminPrincipal } from '../console/admin-auth';
+import { AdminGuard, principalOf } from './admin.guard';
 import { auditSource } from './audit-facts';
 import { parseBudget } from './key-input';
 

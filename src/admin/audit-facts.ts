@@ -3,7 +3,7 @@ import type { AuditEntry } from '../audit/audit-entry';
 import { clientOf } from '../console/console-session';
 import type { ManagedKeyRecord } from '../keys/key-record';
 import { microsToUsd } from '../usage/money';
-import type { AdminPrincipal } from './admin.guard';
+import type { AdminPrincipal } from '../console/admin-auth';
 
 /** The audit actor and client address of an admin API call. */
 export function auditSource(

@@ -19,7 +19,7 @@ import {
 import { envelopeForPath } from '../common/errors/global-exception.filter';
 import type { GatewayRequest, GatewayResponse } from '../common/request-context';
 import type { AllConfig, LimitsConfig } from '../config';
-import { BUDGET_GATE, type BudgetGate } from './budget-gate';
+import { BUDGET_GATE, type BudgetGate } from '../usage/budget.gate';
 import type { LimitFacts } from './limit-facts';
 import { LimitsHealth } from './limits-health';
 import {

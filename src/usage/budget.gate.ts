@@ -7,10 +7,34 @@ import {
   GatewayError,
 } from '../common/errors/gateway-errors';
 import type { GatewayRequest, GatewayResponse } from '../common/request-context';
-import type { BudgetGate } from '../limits/budget-gate';
 import type { BudgetCounterId, BudgetCounterState, BudgetCounters } from './budget-counters';
 import { PICO_PER_MICRO, formatUnits } from './money';
 import type { TeamBudgets } from './team-budgets';
+
+/**
+ * Spending caps, as the limits see them: whether a key may start another request. The
+ * limits hold this interface (BUDGET_GATE), not the ledger behind it.
+ */
+export interface BudgetGate {
+  /**
+   * Whether the key or its team has a budget. Synchronous and free: a key without one pays
+   * nothing more on the request path.
+   */
+  applies(key: ApiKeyInfo): boolean;
+  /**
+   * Reserves `worstCasePico` against the key's budget and its team's, shared by every
+   * replica, and leaves on the request what settles the reservation to the real cost when
+   * the response closes. Throws BudgetExceededError when it does not fit.
+   */
+  reserve(
+    key: ApiKeyInfo,
+    worstCasePico: bigint,
+    req: GatewayRequest,
+    res: GatewayResponse,
+  ): Promise<void>;
+}
+
+export const BUDGET_GATE = Symbol('BUDGET_GATE');
 
 const PERIOD_TEXT = { day: 'per day', month: 'per month', total: 'in total' } as const;
 /** Counters known to exist, at most (then forgotten and created again: a no-op insert). */

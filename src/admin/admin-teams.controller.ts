@@ -16,7 +16,7 @@ import { type KeyBudget, budgetWindow } from '../common/key-policy';
 import { Public } from '../common/public.decorator';
 import { GatewayError, InvalidRequestError } from '../common/errors/gateway-errors';
 import type { BudgetCounterId } from '../usage/budget-counters';
-import { PICO_PER_MICRO, microsToUsd, picoToUsd } from '../usage/money';
+import { PICO_PER_MICRO, microsToUsd, picoToUsd } from '../common/money';
 import type { TeamBudget } from '../usage/team-budgets';
 import { UsagePipeline } from '../usage/usage.module';
 import type { AdminPrincipal } from '../console/admin-auth';

@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import type { Attributes } from '@opentelemetry/api';
 import { CatalogService } from '../catalog/catalog.service';
+import { costUsd } from '../catalog/cost';
 import type { GatewayRequest, GatewayResponse } from '../common/request-context';
-import { costOf } from '../policy/protections/judge/judge-client';
 import { MetricsService, type RequestFacts } from './metrics/metrics.service';
 import { observeRequest, observedRequest } from '../common/observed-request';
 import { traceOf } from './tracing/trace-of';
@@ -61,7 +61,7 @@ export class RequestObserver {
           : since(observed.upstreamFirstByteAt, observed.upstreamSentAt),
       firstTokenSeconds: since(observed?.firstEventAt, ctx.startedAt),
       usage: ctx.usage,
-      costUsd: ctx.usage && model ? costOf(ctx.usage, model.pricing) : undefined,
+      costUsd: ctx.usage && model ? costUsd(ctx.usage, model) : undefined,
       errorCode,
       protections: ctx.protections,
       protectionUsage: ctx.protectionUsage,

@@ -8,7 +8,7 @@ import {
 } from '../common/errors/gateway-errors';
 import type { GatewayRequest, GatewayResponse } from '../common/request-context';
 import type { BudgetCounterId, BudgetCounterState, BudgetCounters } from './budget-counters';
-import { PICO_PER_MICRO, formatUnits } from './money';
+import { PICO_PER_MICRO, formatUnits } from '../common/money';
 import type { TeamBudgets } from './team-budgets';
 
 /**

@@ -157,8 +157,8 @@ export function parseKeysFile(text: string, env: NodeJS.ProcessEnv, source: stri
       problems.push(`${where}: give exactly one of sha256 or key_env`);
     } else if (entry.sha256 !== undefined) {
       hash = entry.sha256.toLowerCase();
-    } else {
-      const value = own(env, entry.key_env!)?.trim();
+    } else if (entry.key_env !== undefined) {
+      const value = own(env, entry.key_env)?.trim();
       if (value) {
         hash = sha256Hex(value);
       } else {

@@ -1,5 +1,19 @@
 import { type ObservedRequest, observedRequest } from '../common/observed-request';
-import type { CallTimeouts } from './call-timeouts';
+
+/**
+ * Per-call deadlines the upstream client applies (undici's per-request `headersTimeout`
+ * and `bodyTimeout`, and an agent per connect timeout), carried by the call's signal so
+ * that no provider has to carry them: the resilience layer sets them for each attempt,
+ * the client reads them in `send`.
+ */
+export interface CallTimeouts {
+  /** TCP (and TLS) connect: picks the client's agent with that connect timeout. */
+  connectMs?: number;
+  /** Time to the response headers (first byte). */
+  headersMs: number;
+  /** Longest silence between two body chunks. */
+  bodyMs: number;
+}
 
 /**
  * The abort signal of an upstream call: the part of `AbortSignal` that the gateway and

@@ -9,13 +9,13 @@ import {
   Matches,
   Min,
   ValidateNested,
-  ValidationError,
   validateSync,
 } from 'class-validator';
 import { parse as parseYaml } from 'yaml';
 import { ConfigValidationError } from '../config';
 import type { LimitOverrides } from '../common/key-policy';
 import { own } from '../common/own';
+import { validationProblems } from '../common/validation/validation-problems';
 import { sha256Hex } from '../keys/key-secret';
 
 /**
@@ -84,17 +84,6 @@ export interface KeysFile {
 
 const VALIDATION = { whitelist: true, forbidNonWhitelisted: true, forbidUnknownValues: true };
 
-function flatten(errors: ValidationError[], prefix: string, out: string[]): void {
-  for (const e of errors) {
-    const key = /^\d+$/.test(e.property) ? `${prefix}[${e.property}]` : `${prefix}.${e.property}`;
-    const path = key.replace(/^\./, '');
-    for (const message of Object.values(e.constraints ?? {})) {
-      out.push(`${path}: ${message}`);
-    }
-    flatten(e.children ?? [], path, out);
-  }
-}
-
 function toOverrides(schema: RateLimitsSchema | undefined): LimitOverrides {
   const out: LimitOverrides = {};
   if (schema?.requests_per_minute !== undefined) {
@@ -122,7 +111,7 @@ function modelLimits(
       continue;
     }
     const schema = plainToInstance(RateLimitsSchema, value);
-    flatten(validateSync(schema, VALIDATION), `${where}.${model}`, problems);
+    validationProblems(validateSync(schema, VALIDATION), `${where}.${model}`, problems);
     out.set(model, toOverrides(schema));
   }
   return out;
@@ -144,7 +133,7 @@ export function parseKeysFile(text: string, env: NodeJS.ProcessEnv, source: stri
   }
   const file = plainToInstance(KeysFileSchema, raw);
   const problems: string[] = [];
-  flatten(validateSync(file, VALIDATION), '', problems);
+  validationProblems(validateSync(file, VALIDATION), '', problems);
   if (problems.length > 0) {
     return fail(problems);
   }

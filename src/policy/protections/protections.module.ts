@@ -30,7 +30,7 @@ export class ProtectionsHealthController {
 }
 
 /**
- * Protections a request turns on with a tool definition (issue 6). Each protection owns its
+ * Protections a request turns on with a tool definition. Each protection owns its
  * settings, boot checks (its own onModuleInit), tool name and messages; this module only
  * lists them for the registry.
  */

@@ -62,7 +62,9 @@ export class GoogleAccessTokens implements AccessTokens {
   invalidate(): void {
     void this.client?.then(
       (client) => {
-        client.credentials = {};
+        // Expired, refresh marker kept: the library's JWT and metadata clients fetch anew
+        // (their gtoken cache included) on the next call.
+        client.credentials = { ...client.credentials, access_token: undefined, expiry_date: 1 };
       },
       () => undefined,
     );

@@ -22,3 +22,12 @@ export function toVertexMessagesBody(raw: string | Buffer): string {
   >;
   return JSON.stringify(vertexAnthropicBody(body));
 }
+
+/**
+ * A model id as a path segment: escaped, but for the `@` of Vertex's versioned ids
+ * (`claude-sonnet-4-5@20250929`), which a path segment may hold and Google's own clients
+ * send as is.
+ */
+export function modelSegment(id: string): string {
+  return encodeURIComponent(id).replace(/%40/g, '@');
+}

@@ -24,7 +24,7 @@ import {
 } from '../gemini/from-gemini';
 import { toGeminiRequest } from '../gemini/to-gemini';
 import { type AccessTokens, GoogleAccessTokens } from './vertex-auth';
-import { toVertexMessagesBody, vertexAnthropicBody } from './vertex-body';
+import { modelSegment, toVertexMessagesBody, vertexAnthropicBody } from './vertex-body';
 
 /**
  * `kind: vertex`: Google Vertex AI. A model's `upstream_api` picks its publisher:
@@ -135,7 +135,7 @@ export class VertexProvider implements UpstreamProvider {
   }
 
   private url(model: CatalogModel, stream: boolean): string {
-    const id = encodeURIComponent(model.upstreamId);
+    const id = modelSegment(model.upstreamId);
     if (model.upstreamApi === 'gemini') {
       return `${this.root}/google/models/${id}:${stream ? 'streamGenerateContent?alt=sse' : 'generateContent'}`;
     }
@@ -150,7 +150,8 @@ export class VertexProvider implements UpstreamProvider {
   ): Promise<UpstreamResponse> {
     let res = await this.send(url, body, ctx);
     if (res.statusCode === 401) {
-      res.body.destroy();
+      // Read off (it is a small error body), so the connection stays usable.
+      await res.body.dump();
       this.tokens.invalidate();
       res = await this.send(url, body, ctx);
     }

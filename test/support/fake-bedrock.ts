@@ -160,7 +160,10 @@ export function verifySigV4(
 type Block = Record<string, any>;
 
 /** The content blocks and stop reason the fake model gives to a Converse body. */
-export function converseAnswer(body: Record<string, any>): { content: Block[]; stopReason: string } {
+export function converseAnswer(body: Record<string, any>): {
+  content: Block[];
+  stopReason: string;
+} {
   const messages: { role: string; content: Block[] }[] = body.messages;
   const last = messages[messages.length - 1];
   const thinking = body.additionalModelRequestFields?.thinking?.type === 'enabled';

@@ -132,7 +132,7 @@ describe('toConverseRequest', () => {
           },
           { role: 'user', content: 'Again' },
         ],
-      } as Partial<MessagesRequestDto>),
+      }),
       claude,
     );
     expect(body).toEqual({

@@ -195,6 +195,25 @@ describe('Bedrock from /v1/chat/completions', () => {
     ]);
   });
 
+  it('continues a tool history without tools and with an empty result, as Converse requires', async () => {
+    const completion = await openai.chat.completions.create({
+      model: 'claude-bedrock',
+      messages: [
+        { role: 'system', content: SYSTEM },
+        { role: 'user', content: 'Weather in Paris?' },
+        {
+          role: 'assistant',
+          content: null,
+          tool_calls: [
+            { id: 'c1', type: 'function', function: { name: 'get_weather', arguments: '{}' } },
+          ],
+        },
+        { role: 'tool', tool_call_id: 'c1', content: '' },
+      ],
+    });
+    expect(completion.choices[0].message.content).toBe('The tool said: (no output)');
+  });
+
   it('sends an image as bytes and refuses an image link Bedrock cannot fetch', async () => {
     const png =
       'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';

@@ -204,6 +204,12 @@ function invalid(body: any): string | undefined {
       return 'The content field in the Message object is empty.';
     }
     for (const b of m.content) {
+      if (b.text === '' || b.toolResult?.content?.length === 0) {
+        return 'The text field in the ContentBlock object is blank.';
+      }
+      if ((b.toolUse || b.toolResult) && body.toolConfig === undefined) {
+        return 'The toolConfig field must be defined when using toolUse and toolResult content blocks.';
+      }
       const r = b.reasoningContent?.reasoningText;
       if (r !== undefined && r.signature !== BEDROCK_SIGNATURE) {
         return 'The reasoning block signature is invalid.';

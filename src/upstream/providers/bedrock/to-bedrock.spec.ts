@@ -198,6 +198,31 @@ describe('toConverseRequest', () => {
     expect(dropped).toEqual(['tool_choice', 'parallel_tool_calls']);
   });
 
+  it('declares the tools a history calls when the request declares none, and fills an empty result', () => {
+    const { body } = toConverseRequest(
+      chat({
+        messages: [
+          { role: 'user', content: 'Weather?' },
+          {
+            role: 'assistant',
+            content: null,
+            tool_calls: [
+              { id: 'c1', type: 'function', function: { name: 'get_weather', arguments: '{}' } },
+            ],
+          },
+          { role: 'tool', tool_call_id: 'c1', content: '' },
+        ],
+      }),
+      claude,
+    );
+    expect(body.toolConfig).toEqual({
+      tools: [{ toolSpec: { name: 'get_weather', inputSchema: { json: { type: 'object' } } } }],
+    });
+    expect((body.messages as { content: unknown[] }[])[2].content).toEqual([
+      { toolResult: { toolUseId: 'c1', content: [{ text: '(no output)' }], status: 'success' } },
+    ]);
+  });
+
   it('refuses an image link (Bedrock fetches nothing) and an unknown image type', () => {
     const image = (url: string): CanonicalRequest =>
       chat({ messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url } }] }] });

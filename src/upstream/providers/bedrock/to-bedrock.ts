@@ -4,6 +4,7 @@ import { own } from '../../../common/own';
 import type {
   CanonicalMessage,
   CanonicalRequest,
+  CanonicalTool,
   ContentPart,
   ImagePart,
   TextPart,
@@ -39,6 +40,9 @@ const IMAGE_FORMATS: Record<string, string> = {
   'image/gif': 'gif',
   'image/webp': 'webp',
 };
+
+/** What an empty tool result says: Converse takes no empty result. */
+export const EMPTY_RESULT = '(no output)';
 
 /** Claude on Bedrock: model ids and inference profiles name the `anthropic.claude` family. */
 export function isClaude(model: CatalogModel): boolean {
@@ -91,14 +95,17 @@ function block(part: ContentPart): Json | undefined {
       return image(part);
     case 'tool_call':
       return { toolUse: { toolUseId: part.id, name: part.name, input: toolInput(part.arguments) } };
-    case 'tool_result':
+    case 'tool_result': {
+      const content = simpleBlocks(part.content);
       return {
         toolResult: {
           toolUseId: part.toolCallId,
-          content: simpleBlocks(part.content),
+          // Converse refuses an empty result and an empty text block alike.
+          content: content.length > 0 ? content : [{ text: EMPTY_RESULT }],
           status: part.isError ? 'error' : 'success',
         },
       };
+    }
     case 'reasoning':
       // Only signed Claude reasoning (or its redacted form) goes back; a Gemini
       // signature or an OpenAI payload means nothing here.
@@ -141,6 +148,22 @@ function messages(input: CanonicalMessage[]): Json[] {
     }
   }
   return out;
+}
+
+/**
+ * Converse refuses tool calls and results in the history of a request that declares no
+ * tools: the tools those calls name are declared then, with an open schema.
+ */
+function toolsOfHistory(history: CanonicalMessage[]): CanonicalTool[] {
+  const names = new Set<string>();
+  for (const m of history) {
+    for (const part of m.parts) {
+      if (part.type === 'tool_call') {
+        names.add(part.name);
+      }
+    }
+  }
+  return [...names].map((name) => ({ name, parameters: { type: 'object' } }));
 }
 
 function requestedBudget(req: CanonicalRequest): number | undefined {
@@ -197,9 +220,10 @@ export function toConverseRequest(req: CanonicalRequest, model: CatalogModel): T
   }
 
   let forced = false;
-  if (req.tools.length > 0) {
+  const tools = req.tools.length > 0 ? req.tools : toolsOfHistory(req.messages);
+  if (tools.length > 0) {
     const toolConfig: Json = {
-      tools: req.tools.map((t) => ({
+      tools: tools.map((t) => ({
         toolSpec: {
           name: t.name,
           ...(t.description === undefined ? {} : { description: t.description }),

@@ -353,6 +353,15 @@ describe("Bedrock's errors", () => {
     expect((error as Error).message).toContain(`Bedrock says ${type}.`);
   });
 
+  it('an error body that is not an object still gets the status of its exception type', async () => {
+    fake.script.push({ status: 429, type: 'ThrottlingException', message: '', rawBody: 'null' });
+    await expect(ask()).rejects.toMatchObject({ status: 429 });
+    fake.script.push({ status: 503, type: '', message: '', rawBody: '<html>busy</html>' });
+    await expect(ask()).rejects.toMatchObject({ status: 503, code: 'upstream_overloaded' });
+    fake.script.push({ status: 500, type: '', message: '', rawBody: '<html>oops</html>' });
+    await expect(ask()).rejects.toMatchObject({ status: 502, code: 'upstream_error' });
+  });
+
   it('AccessDeniedException is the gateway credentials failing: 502, the role left out', async () => {
     fake.script.push({
       status: 403,

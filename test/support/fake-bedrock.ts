@@ -33,7 +33,7 @@ export interface BedrockCall {
 
 /** What the fake does with the next calls (taken in order), instead of answering. */
 export type Scripted =
-  | { status: number; type: string; message: string }
+  | { status: number; type: string; message: string; rawBody?: string }
   /** A stream that sends `before` text deltas, then the exception. */
   | { exception: string; message: string; before?: number };
 
@@ -346,13 +346,19 @@ export class FakeBedrock {
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
   }
 
-  private error(res: ServerResponse, type: string, message: string, status?: number): void {
+  private error(
+    res: ServerResponse,
+    type: string,
+    message: string,
+    status?: number,
+    rawBody?: string,
+  ): void {
     res.writeHead(status ?? EXCEPTION_STATUS[type] ?? 400, {
       'content-type': 'application/json',
       'x-amzn-errortype': `${type}:http://internal.amazon.com/coral/com.amazon.bedrock/`,
       'x-amzn-requestid': 'c5b8a5d0-0000-4000-8000-000000000000',
     });
-    res.end(JSON.stringify({ message }));
+    res.end(rawBody ?? JSON.stringify({ message }));
   }
 
   private async serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -421,7 +427,7 @@ export class FakeBedrock {
     });
     const scripted = this.script.shift();
     if (scripted && 'status' in scripted) {
-      this.error(res, scripted.type, scripted.message, scripted.status);
+      this.error(res, scripted.type, scripted.message, scripted.status, scripted.rawBody);
       return;
     }
     const problem = invalid(body);

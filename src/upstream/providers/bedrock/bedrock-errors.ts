@@ -26,6 +26,13 @@ const CREDENTIAL_FAILURES = new Set([
   'missingauthenticationtoken',
 ]);
 
+/** The exception an answer without a type stands for (a proxy or load balancer said it). */
+const BY_STATUS = new Map([
+  [429, 'throttling'],
+  [503, 'serviceunavailable'],
+  [408, 'modeltimeout'],
+]);
+
 /**
  * A Bedrock exception (`type` as the service names it; `status` when it came over HTTP)
  * as a typed error. `message` is upstream text: callers redact it.
@@ -37,7 +44,7 @@ export function bedrockError(
   status?: number,
   headers: Record<string, string> = {},
 ): GatewayError {
-  const name = exceptionName(type);
+  const name = exceptionName(type) || (status === undefined ? '' : (BY_STATUS.get(status) ?? ''));
   if (CREDENTIAL_FAILURES.has(name) || status === 401 || status === 403) {
     // The message may name the role or quote the signature: it stays out of the answer.
     return new UpstreamHttpError(

@@ -118,7 +118,10 @@ export class BedrockProvider implements UpstreamProvider {
     let said: { message?: unknown; Message?: unknown; __type?: unknown } = {};
     try {
       const text = (await readCapped(res, MAX_ERROR_BODY, ctx.signal, this.config.name)).toString();
-      said = JSON.parse(text) as typeof said;
+      const parsed: unknown = JSON.parse(text);
+      if (typeof parsed === 'object' && parsed !== null) {
+        said = parsed;
+      }
     } catch {
       // Too large, cut or not JSON: the status and the header still say what failed.
     }

@@ -84,7 +84,9 @@ function toProvider(
   problems: string[],
 ): CatalogProvider {
   const fromEnv = p.base_url_env ? own(env, p.base_url_env) : undefined;
-  const baseUrl = (fromEnv || p.base_url || kind.defaultBaseUrl || '').replace(/\/+$/, '');
+  const fallback =
+    typeof kind.defaultBaseUrl === 'function' ? kind.defaultBaseUrl(settings) : kind.defaultBaseUrl;
+  const baseUrl = (fromEnv || p.base_url || fallback || '').replace(/\/+$/, '');
   if (kind.needsBaseUrl && !baseUrl) {
     problems.push(`${where}.base_url: provider '${p.name}' needs base_url or a set base_url_env`);
   }

@@ -15,6 +15,8 @@ module.exports = {
       displayName: 'e2e',
       rootDir: '.',
       roots: ['<rootDir>/test'],
+      globalSetup: '<rootDir>/test/support/global-setup.ts',
+      globalTeardown: '<rootDir>/test/support/global-teardown.ts',
       testRegex: '.*\\.e2e-spec\\.ts$',
       moduleFileExtensions: ['js', 'json', 'ts'],
       transform,

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { type TestGateway, startGateway } from './support/gateway';
 import { type CodeBlock, ROOT, codeBlocks, manualFiles, read } from './support/markdown';
+import { freshDataDir } from './support/pglite';
 
 const run = promisify(execFile);
 const ADMIN_TOKEN = 'doc-samples-admin-token-0123456789';
@@ -38,7 +39,7 @@ describe('code samples of the manual', () => {
     gw = await startGateway({
       CATALOG_PATH: join(ROOT, 'config', 'catalog.yaml'),
       KEY_STORE: 'database',
-      DATA_DIR: 'memory://',
+      DATA_DIR: freshDataDir(),
       GATEWAY_ADMIN_TOKEN: ADMIN_TOKEN,
       // The key the README's quick start sets.
       GATEWAY_API_KEYS: 'local-dev-key',

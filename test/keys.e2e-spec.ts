@@ -19,6 +19,7 @@ import {
   pricedCatalog,
 } from './support/key-store';
 import { createTestDatabase, describeWithPostgres } from './support/postgres';
+import { freshDataDir } from './support/pglite';
 
 const SYSTEM = { role: 'system' as const, content: 'You are a test double.' };
 
@@ -465,7 +466,7 @@ describe('key store on PGlite (no DATABASE_URL)', () => {
 
   keyStoreSuite(() =>
     Promise.resolve({
-      env: { KEY_STORE: 'database', DATA_DIR: 'memory://' },
+      env: { KEY_STORE: 'database', DATA_DIR: freshDataDir() },
       teardown: () => Promise.resolve(),
     }),
   );

@@ -1,9 +1,9 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:net';
-import { join } from 'node:path';
 import { chatCompletion, textStream } from './support/chat-fixtures';
 import { FakeUpstream } from './support/fake-upstream';
+import { MAIN_JS } from './support/global-setup';
 import { TEST_KEY, testCatalog } from './support/gateway';
 import { OtlpReceiver, type ReceivedSpan } from './support/otlp-receiver';
 
@@ -22,7 +22,7 @@ function freePort(): Promise<number> {
 }
 
 /**
- * The gateway as its own process (src/main.ts): the OTLP exporter loads its HTTP module
+ * The gateway as its own process (dist/main.js): the OTLP exporter loads its HTTP module
  * with a dynamic import, which Jest's module sandbox cannot run, and this is how it runs
  * in production anyway.
  */
@@ -30,14 +30,10 @@ async function startProcess(
   env: Record<string, string>,
 ): Promise<{ child: ChildProcess; origin: string }> {
   const port = await freePort();
-  const child = spawn(
-    process.execPath,
-    ['-r', 'ts-node/register/transpile-only', join(__dirname, '..', 'src', 'main.ts')],
-    {
-      env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1', NODE_ENV: 'test' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
+  const child = spawn(process.execPath, [MAIN_JS], {
+    env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1', NODE_ENV: 'test' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   await new Promise<void>((resolve, reject) => {
     const onData = (chunk: Buffer): void => {

@@ -2,6 +2,10 @@
 const transform = { '^.+\\.ts$': ['ts-jest', { isolatedModules: true }] };
 module.exports = {
   testTimeout: 20000,
+  // Most e2e time is spent waiting on sockets, timers and databases, not on the CPU: one
+  // worker more than the cores (jest's default is one fewer) overlaps those waits.
+  // JEST_MAX_WORKERS overrides it (e.g. 1 to debug a suite in band).
+  maxWorkers: process.env.JEST_MAX_WORKERS || '150%',
   projects: [
     {
       displayName: 'unit',

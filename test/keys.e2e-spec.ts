@@ -20,21 +20,13 @@ import {
 } from './support/key-store';
 import { createTestDatabase, describeWithPostgres } from './support/postgres';
 import { freshDataDir } from './support/pglite';
+import { rejection } from './support/rejection';
 
 const SYSTEM = { role: 'system' as const, content: 'You are a test double.' };
 
 interface Backend {
   env: Record<string, string>;
   teardown(): Promise<void>;
-}
-
-async function rejection(promise: Promise<unknown>): Promise<any> {
-  return promise.then(
-    () => {
-      throw new Error('expected the call to fail');
-    },
-    (e: unknown) => e,
-  );
 }
 
 /** The same behaviour on every database the key store runs on. */

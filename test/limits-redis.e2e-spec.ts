@@ -16,6 +16,7 @@ import {
   describeWithRedis,
   uniquePrefix,
 } from './support/redis';
+import { post as httpPost } from './support/http';
 
 const CATALOG = testCatalog('http://127.0.0.1:9');
 const SYSTEM = { role: 'system' as const, content: 'You are a test double.' };
@@ -31,15 +32,7 @@ function post(
   body: unknown,
   headers: Record<string, string> = {},
 ): Promise<Response> {
-  return fetch(`${gw.origin}${path}`, {
-    method: 'POST',
-    headers: {
-      authorization: `Bearer ${TEST_KEY}`,
-      'content-type': 'application/json',
-      ...headers,
-    },
-    body: JSON.stringify(body),
-  });
+  return httpPost(gw.origin, path, body, headers);
 }
 
 const chat = (gw: TestGateway, body: unknown = CHAT_BODY): Promise<Response> =>

@@ -1,4 +1,5 @@
-import { checkResponseStream, parseSse } from './support/responses-fixtures';
+import { checkResponseStream } from './support/responses-fixtures';
+import { parseSse } from './support/sse';
 import { rejection } from './support/rejection';
 import {
   ANSWER_TEXT,

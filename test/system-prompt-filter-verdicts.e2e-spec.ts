@@ -2,7 +2,8 @@ import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { textStream } from './support/chat-fixtures';
 import { startGateway, TEST_KEY, type TestGateway } from './support/gateway';
-import { checkResponseStream, parseSse } from './support/responses-fixtures';
+import { checkResponseStream } from './support/responses-fixtures';
+import { parseSse } from './support/sse';
 import { rejection } from './support/rejection';
 import {
   AFTER,

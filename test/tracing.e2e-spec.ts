@@ -6,6 +6,7 @@ import { FakeUpstream } from './support/fake-upstream';
 import { MAIN_JS } from './support/global-setup';
 import { TEST_KEY, testCatalog } from './support/gateway';
 import { OtlpReceiver, type ReceivedSpan } from './support/otlp-receiver';
+import { post as httpPost } from './support/http';
 
 const SECRET_PROMPT = 'the quarterly numbers are 1234 and confidential';
 const SYSTEM = { role: 'system', content: 'You are terse.' };
@@ -78,15 +79,7 @@ describe('OpenTelemetry traces exported over OTLP/HTTP', () => {
   });
 
   const post = (body: object, headers: Record<string, string> = {}): Promise<Response> =>
-    fetch(`${gw.baseURL}/chat/completions`, {
-      method: 'POST',
-      headers: {
-        authorization: `Bearer ${TEST_KEY}`,
-        'content-type': 'application/json',
-        ...headers,
-      },
-      body: JSON.stringify(body),
-    });
+    httpPost(gw.origin, '/v1/chat/completions', body, headers);
 
   /** The spans of one trace once the batch processor has exported `count` of them. */
   const spansOf = async (traceId: string, count = 1): Promise<ReceivedSpan[]> => {

@@ -2,7 +2,7 @@ import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { type Fault, FaultUpstream, faultCatalog } from './support/fault-upstream';
 import { startGateway, TEST_KEY, type TestGateway } from './support/gateway';
-import { parseSse } from './support/responses-fixtures';
+import { parseSse } from './support/sse';
 
 /**
  * Issue 11 (upstream side): a fault-injecting upstream on loopback behind every endpoint,

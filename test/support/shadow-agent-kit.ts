@@ -4,7 +4,7 @@ import OpenAI from 'openai';
 import { chatCompletion } from './chat-fixtures';
 import { FakeUpstream, type RecordedRequest, type Reply } from './fake-upstream';
 import { startGateway, TEST_KEY, writeCatalog, type TestGateway } from './gateway';
-import { parseSse } from './responses-fixtures';
+import { parseSse } from './sse';
 import { REPLIES, type UpstreamBlock } from './translation-fixtures';
 
 /**

@@ -1,4 +1,4 @@
-import { AdminAuth } from '../src/admin/admin.guard';
+import { AdminAuth } from '../src/console/admin-auth';
 import { ConsoleSessions } from '../src/console/console-session';
 import { memberCookie } from './support/console-session';
 import { startGateway, testCatalog, type TestGateway } from './support/gateway';

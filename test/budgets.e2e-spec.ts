@@ -11,7 +11,7 @@ import {
   databaseOf,
   ledgerTotal,
 } from './support/budgets';
-import { BUDGET_GATE } from '../src/limits/budget-gate';
+import { BUDGET_GATE } from '../src/usage/budget.gate';
 import type { ReservingBudgetGate } from '../src/usage/budget.gate';
 import { consoleSession } from './support/console-session';
 import { chatCompletion } from './support/chat-fixtures';

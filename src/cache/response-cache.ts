@@ -176,7 +176,7 @@ export class ResponseCache implements OnApplicationShutdown {
   /** Stores a completed answer in the background; one over the size bound is not stored. */
   store(ticket: CacheTicket, answer: CachedAnswer): void {
     const text = JSON.stringify({ v: 1, model: answer.model, response: answer.response });
-    if (text.length > this.config.maxEntryBytes) {
+    if (Buffer.byteLength(text) > this.config.maxEntryBytes) {
       return;
     }
     try {

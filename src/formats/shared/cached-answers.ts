@@ -56,6 +56,9 @@ function carried<B extends GenerationBody>(
 
 const NO_USAGE = Object.freeze({ inputTokens: 0, outputTokens: 0 });
 
+/** How much larger than a stored entry a native stream's frames may grow while kept. */
+const FRAMES_PER_ENTRY = 8;
+
 /**
  * Answers from the cache in the client's form: the format's JSON body, or its SSE events
  * re-encoded from the stored canonical answer (whichever form the answer first took). The
@@ -147,13 +150,16 @@ export class AnswerCapture {
     }
   }
 
-  /** One relayed frame of a native stream; past the entry bound, the answer is not kept. */
+  /**
+   * One relayed frame of a native stream. Frames carry several times their text in JSON
+   * envelopes: past {@link FRAMES_PER_ENTRY} times the entry bound the answer is not kept.
+   */
   frame(frame: SseFrame): void {
     if (this.dropped) {
       return;
     }
     this.size += frame.data.length;
-    if (this.size > this.cache.maxEntryBytes) {
+    if (this.size > FRAMES_PER_ENTRY * this.cache.maxEntryBytes) {
       this.dropped = true;
       this.frames = undefined;
       return;

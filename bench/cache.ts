@@ -50,6 +50,7 @@ for (const [label, messages, n] of [
     cacheKey({
       format: 'chat_completions',
       model: 'gpt-5-mini',
+      candidates: ['gpt-5-mini'],
       body: b,
       protections: [],
       scope: 'team:billing',

@@ -362,6 +362,22 @@ describe('Response cache (in memory)', () => {
     expect(calls).toBe(2);
   });
 
+  it('keeps answers apart by the fallbacks a request allows', async () => {
+    answerChat('Primary');
+    const question = fresh('fallbacks');
+    await ask(openai, question);
+    const withFallback = await ask(openai, question, 'cached-gpt', {
+      'x-gateway-fallbacks': 'plain-gpt',
+    });
+    expect(withFallback.response.headers.get('x-gateway-cache')).toBe('miss');
+    expect(
+      (
+        await ask(openai, question, 'cached-gpt', { 'x-gateway-fallbacks': 'plain-gpt' })
+      ).response.headers.get('x-gateway-cache'),
+    ).toBe('hit');
+    expect(calls).toBe(2);
+  });
+
   it('skips the lookup on Cache-Control: no-cache but stores the fresh answer', async () => {
     answerChat('Old');
     const question = fresh('refresh');

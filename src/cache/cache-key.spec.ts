@@ -3,6 +3,7 @@ import { type CacheKeyParts, cacheDirectives, cacheKey, canonicalJson } from './
 const base: CacheKeyParts = {
   format: 'chat_completions',
   model: 'gpt',
+  candidates: ['gpt'],
   body: {
     model: 'gpt-alias',
     messages: [{ role: 'user', content: 'Hi' }],
@@ -61,6 +62,7 @@ describe('cacheKey', () => {
       keyOf({}),
       keyOf({ format: 'messages' }),
       keyOf({ model: 'other' }),
+      keyOf({ candidates: ['gpt', 'gpt-mini'] }),
       keyOf({ scope: 'team:b' }),
       keyOf({ scope: 'key:abc' }),
       keyOf({ protections: ['system-prompt-filter'] }),

@@ -18,8 +18,13 @@ const KEY_VERSION = 1;
 export interface CacheKeyParts {
   /** The endpoint's wire format. */
   format: string;
-  /** The catalog model that serves (aliases resolve to one id). */
+  /** The requested catalog model (aliases resolve to one id). */
   model: string;
+  /**
+   * The models that may serve, in order (the requested one, then its fallbacks): an answer
+   * a fallback gave is replayed only to requests that allow that fallback.
+   */
+  candidates: readonly string[];
   /** The client's body as received (protection tools included); `model` is left out. */
   body: Readonly<Record<string, unknown>>;
   /** The protections on for the request, by name (forced ones included), in run order. */
@@ -40,6 +45,7 @@ export function cacheKey(parts: CacheKeyParts): string {
       KEY_VERSION,
       parts.format,
       parts.model,
+      parts.candidates,
       parts.scope,
       parts.protections,
       ANSWER_HEADERS.map((name) => parts.headers[name] ?? null),

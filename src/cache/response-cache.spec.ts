@@ -34,6 +34,7 @@ const model = (cacheTtlS?: number): CatalogModel =>
 const request = (over: Partial<CacheRequest> = {}): CacheRequest => ({
   format: 'chat_completions',
   model: model(30),
+  candidates: ['m'],
   body: { model: 'm', messages: [] },
   protections: [],
   key: undefined,

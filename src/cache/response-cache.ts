@@ -18,6 +18,8 @@ export interface CacheRequest {
   format: string;
   /** The requested catalog model (its `cacheTtlS` decides). */
   model: CatalogModel;
+  /** Ids of the models that may serve, in order: the requested one, then its fallbacks. */
+  candidates: readonly string[];
   /** The client's body as received. */
   body: Readonly<Record<string, unknown>>;
   /** Names of the protections on for the request. */
@@ -143,6 +145,7 @@ export class ResponseCache implements OnApplicationShutdown {
       key: cacheKey({
         format: request.format,
         model: request.model.id,
+        candidates: request.candidates,
         body: request.body,
         protections: request.protections,
         scope: cacheScope(request.key),

@@ -33,6 +33,7 @@ export function cacheTicket<B extends GenerationBody>(
   return cache.ticket({
     format: adapter.format,
     model,
+    candidates: plan.models.map((m) => m.id),
     body: plan.received,
     protections: plan.protections?.active.map((p) => p.protection.name) ?? [],
     key: plan.key,

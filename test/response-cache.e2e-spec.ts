@@ -538,6 +538,50 @@ describe('Response cache (in memory)', () => {
   });
 });
 
+describe('Response cache and token rate limits', () => {
+  let upstream: FakeUpstream;
+  let gw: TestGateway;
+
+  beforeAll(async () => {
+    upstream = await new FakeUpstream().start();
+    upstream.on('/v1/chat/completions', () => ({ json: chatCompletion('upstream-gpt-1', 'Hi') }));
+    gw = await startGateway({
+      CATALOG_PATH: cacheCatalog(upstream.url),
+      GATEWAY_API_KEYS: KEY_A,
+      REDIS_URL: '',
+      RATE_LIMIT_TOKENS_PER_MINUTE: '5000',
+    });
+  });
+  afterAll(async () => {
+    await gw.close();
+    await upstream.stop();
+  });
+
+  it('gives a hit its token reservation back: hits use no upstream tokens', async () => {
+    const client = new OpenAI({ baseURL: gw.baseURL, apiKey: KEY_A, maxRetries: 0 });
+    const body = {
+      model: 'cached-gpt',
+      max_tokens: 2000,
+      messages: [SYSTEM, { role: 'user' as const, content: fresh('tokens') }],
+    };
+    const remaining = async (): Promise<number> => {
+      const { response } = await client.chat.completions.create(body).withResponse();
+      expect(response.headers.get('x-gateway-cache')).not.toBeNull();
+      return Number(response.headers.get('x-ratelimit-remaining-tokens'));
+    };
+    await remaining();
+    // Each request reserves over 2000 tokens of 5000: three kept reservations would be refused.
+    const seen: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      seen.push(await remaining());
+    }
+    // A hit charged even its replayed usage (29 tokens) would lower the count each time.
+    for (let i = 1; i < seen.length; i++) {
+      expect(seen[i]).toBeGreaterThanOrEqual(seen[i - 1]);
+    }
+  });
+});
+
 describeWithRedis('Response cache (Redis, shared by replicas)', () => {
   const prefix = uniquePrefix('rc');
   let upstream: FakeUpstream;

@@ -1,5 +1,6 @@
 import { anthropicErrorBody } from '../../common/errors/envelopes';
 import { GatewayError } from '../../common/errors/gateway-errors';
+import { own } from '../../common/own';
 import type { GatewayRequest } from '../../common/request-context';
 import type { SseFrame } from '../../common/sse/sse-writer';
 import {
@@ -95,5 +96,11 @@ export const messagesAdapter: GenerationAdapter<MessagesRequestDto> = {
   cache: {
     json: (answer) => fromAnthropicMessage(answer),
     stream: () => new AnthropicStreamDecoder(),
+    // Remote MCP servers and code-execution containers answer with blocks of their own
+    // (and a container's state moves on), which the stored answer does not keep.
+    replayable: (body) =>
+      !SERVER_SIDE.some((f) => own(body, f) !== undefined && own(body, f) !== null),
   },
 };
+
+const SERVER_SIDE = ['mcp_servers', 'container'] as const;

@@ -188,6 +188,7 @@ function row(i: number): LedgerRow {
     ttftMs: 30,
     protections: null,
     errorCode: null,
+    cached: false,
     team: null,
   };
 }

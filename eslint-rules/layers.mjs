@@ -13,7 +13,7 @@ export const LAYERS = [
   { name: 'data', folders: ['catalog', 'db'] },
   { name: 'observability', folders: ['observability'] },
   { name: 'identity', folders: ['auth', 'keys', 'usage', 'audit', 'ownership'] },
-  { name: 'serving', folders: ['upstream', 'limits', 'policy', 'resilience'] },
+  { name: 'serving', folders: ['upstream', 'limits', 'policy', 'resilience', 'cache'] },
   { name: 'formats', folders: ['formats'] },
   { name: 'surfaces', folders: ['admin', 'console', 'openapi', 'health'] },
   // main.ts, app.module.ts, bootstrap.ts; testing/ is the specs' kit (not built).

@@ -39,6 +39,7 @@ function row(requestId: string, at: number, keyId: string): LedgerRow {
     ttftMs: null,
     protections: null,
     errorCode: null,
+    cached: false,
   };
 }
 

@@ -31,6 +31,7 @@ function row(i: number): LedgerRow & { id: string } {
     ttftMs: null,
     protections: null,
     errorCode: null,
+    cached: false,
   };
 }
 

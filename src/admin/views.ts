@@ -130,5 +130,6 @@ export function ledgerRowView(r: LedgerRow & { id: string }): Record<string, unk
     ttft_ms: r.ttftMs,
     protections: r.protections,
     error_code: r.errorCode,
+    cached: r.cached,
   };
 }

@@ -174,6 +174,21 @@ describe('parseCatalog', () => {
       expect(byDefault.models.get('m')!.endpoints.has('responses')).toBe(false);
     });
 
+    it('reads a model response cache ttl, absent when the model sets none', () => {
+      const cached = parseCatalog(
+        oneModel('family: openai\ncache: { ttl_s: 300 }'),
+        {},
+        'c',
+        PROVIDER_KINDS,
+      );
+      expect(cached.models.get('m')!.cacheTtlS).toBe(300);
+      const plain = parseCatalog(oneModel('family: openai'), {}, 'c', PROVIDER_KINDS);
+      expect(plain.models.get('m')!.cacheTtlS).toBeUndefined();
+      expect(problemsOf(oneModel('family: openai\ncache: { ttl_s: -1 }'))).toEqual([
+        expect.stringMatching(/ttl_s/),
+      ]);
+    });
+
     it('serves other families on chat completions and messages by default', () => {
       for (const id of ['m-claude', 'm-compat']) {
         expect([...catalog.models.get(id)!.endpoints].sort()).toEqual([

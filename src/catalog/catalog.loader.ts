@@ -166,6 +166,7 @@ function toModel(
     fallbacks: m.fallbacks,
     retry: toRetry(m.retry),
     timeouts: toTimeouts(m.timeouts),
+    cacheTtlS: m.cache?.ttl_s,
   };
 }
 

@@ -13,6 +13,7 @@ import {
   IsOptional,
   IsString,
   Matches,
+  Max,
   Min,
   ValidateNested,
 } from 'class-validator';
@@ -87,6 +88,12 @@ export class CapabilitiesSchema {
   @IsOptional() @IsBoolean() vision?: boolean;
 }
 
+/** A model's response cache (see src/cache). */
+export class ModelCacheSchema {
+  /** How long an answer is replayed; 0 turns the cache off for the model. */
+  @IsInt() @Min(0) @Max(31_536_000) ttl_s!: number;
+}
+
 export class ModelSchema {
   @IsString()
   @IsNotEmpty()
@@ -105,6 +112,8 @@ export class ModelSchema {
   @IsOptional() @IsArray() @ArrayUnique() @IsString({ each: true }) fallbacks?: string[];
   @IsOptional() @ValidateNested() @Type(() => RetrySchema) retry?: RetrySchema;
   @IsOptional() @ValidateNested() @Type(() => TimeoutsSchema) timeouts?: TimeoutsSchema;
+  /** Replays identical requests' answers (overrides RESPONSE_CACHE_TTL_S for the model). */
+  @IsOptional() @ValidateNested() @Type(() => ModelCacheSchema) cache?: ModelCacheSchema;
   @IsString() @Matches(/^[a-z0-9-]+$/) family!: string;
   @IsOptional() @IsString() display_name?: string;
   /** Release date (YYYY-MM-DD), shown as `created` / `created_at`. */

@@ -88,6 +88,11 @@ export interface CatalogModel {
   /** The model's retry and timeout settings over its provider's. */
   retry?: Partial<RetrySettings>;
   timeouts?: Partial<TimeoutSettings>;
+  /**
+   * Seconds an answer of this model is replayed from the response cache (0: never); absent:
+   * RESPONSE_CACHE_TTL_S decides.
+   */
+  cacheTtlS?: number;
 }
 
 export interface Catalog {

@@ -42,6 +42,11 @@ export interface RequestContext {
   provider?: string;
   /** Written by: the generation guard (routeGeneration); stored-response forwarding. */
   stream?: boolean;
+  /**
+   * Whether the response cache answered (`hit`) or was consulted and the upstream answered
+   * (`miss`); absent when the cache does not apply. Written by: the generation pipeline.
+   */
+  cache?: 'hit' | 'miss';
   /** Upstream attempts made (retries and fallbacks included), for the access log. Written by: resilience. */
   attempts?: number;
   /**

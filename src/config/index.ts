@@ -9,6 +9,7 @@ import { StoreConfig, StoreEnv, storeConfig } from './store.config';
 import { UpstreamConfig, UpstreamEnv, upstreamConfig } from './upstream.config';
 import { ConsoleConfig, ConsoleEnv, consoleConfig } from './console.config';
 import { AuditConfig, AuditEnv, auditConfig } from './audit.config';
+import { CacheConfig, CacheEnv, cacheConfig } from './cache.config';
 import { collectEnvProblems } from './validate-env';
 
 /** Every typed config namespace, for `ConfigService<AllConfig, true>`. */
@@ -22,6 +23,7 @@ export interface AllConfig {
   store: StoreConfig;
   console: ConsoleConfig;
   audit: AuditConfig;
+  cache: CacheConfig;
 }
 
 /** Thrown at boot with every invalid variable listed. */
@@ -44,6 +46,7 @@ export function validateEnvironment(env: Record<string, unknown>): Record<string
       StoreEnv,
       ConsoleEnv,
       AuditEnv,
+      CacheEnv,
     ],
     env,
   );
@@ -69,6 +72,7 @@ export function gatewayConfigModule(): Promise<DynamicModule> {
       storeConfig,
       consoleConfig,
       auditConfig,
+      cacheConfig,
     ],
     validate: validateEnvironment,
   });

@@ -1,5 +1,5 @@
 import { from, throwError } from 'rxjs';
-import { ResponseAccumulator, collectResponse } from './accumulate';
+import { ResponseAccumulator, collectResponse, responseEvents } from './accumulate';
 import type { CanonicalEvent } from './canonical';
 
 function accumulate(events: CanonicalEvent[]): ResponseAccumulator {
@@ -135,5 +135,47 @@ describe('collectResponse', () => {
 
   it('rejects with the error of a failing stream', async () => {
     await expect(collectResponse(throwError(() => new Error('boom')))).rejects.toThrow('boom');
+  });
+});
+
+describe('responseEvents', () => {
+  it('adds back up to the response it came from, every kind of block included', () => {
+    const response = accumulate([
+      { type: 'message_start', id: 'msg_1', model: 'm', created: 123, inputTokens: 9 },
+      { type: 'block_start', index: 0, block: { kind: 'reasoning' } },
+      { type: 'reasoning_delta', index: 0, text: 'Thinking' },
+      { type: 'reasoning_signature', index: 0, signature: 'sig-1' },
+      { type: 'block_stop', index: 0 },
+      { type: 'block_start', index: 1, block: { kind: 'reasoning', redacted: true } },
+      { type: 'reasoning_encrypted', index: 1, data: 'opaque', itemId: 'rs_1' },
+      { type: 'block_stop', index: 1 },
+      { type: 'block_start', index: 2, block: { kind: 'text' } },
+      { type: 'text_delta', index: 2, text: 'Hello' },
+      { type: 'block_stop', index: 2 },
+      { type: 'block_start', index: 3, block: { kind: 'tool_call', id: 'call_1', name: 'f' } },
+      { type: 'tool_arguments_delta', index: 3, json: '{"a":1}' },
+      { type: 'block_stop', index: 3 },
+      { type: 'block_start', index: 4, block: { kind: 'text' } },
+      { type: 'block_stop', index: 4 },
+      {
+        type: 'message_stop',
+        finishReason: 'stop',
+        stopSequence: 'END',
+        usage: { inputTokens: 9, outputTokens: 4, reasoningTokens: 2 },
+      },
+    ]).result();
+    const replayed = responseEvents(response);
+    expect(replayed[0]).toMatchObject({ type: 'message_start', id: 'msg_1', inputTokens: 9 });
+    expect(replayed.at(-1)).toEqual({
+      type: 'message_stop',
+      finishReason: 'stop',
+      stopSequence: 'END',
+      usage: { inputTokens: 9, outputTokens: 4, reasoningTokens: 2 },
+    });
+    // Empty blocks get no delta; every block is started and stopped once.
+    expect(replayed.filter((e) => e.type === 'block_start')).toHaveLength(5);
+    expect(replayed.filter((e) => e.type === 'block_stop')).toHaveLength(5);
+    expect(replayed.some((e) => e.type === 'text_delta' && e.index === 4)).toBe(false);
+    expect(accumulate(replayed).result()).toEqual(response);
   });
 });

@@ -101,3 +101,68 @@ export async function collectResponse(
   );
   return accumulator.result();
 }
+
+/**
+ * A whole response as the canonical events that add up to it (the inverse of
+ * {@link ResponseAccumulator}): one delta per block. Replays a stored answer as a stream.
+ */
+export function responseEvents(response: CanonicalResponse): CanonicalEvent[] {
+  const events: CanonicalEvent[] = [
+    {
+      type: 'message_start',
+      id: response.id,
+      model: response.model,
+      created: response.created,
+      inputTokens: response.usage.inputTokens,
+    },
+  ];
+  response.content.forEach((block, index) => {
+    switch (block.type) {
+      case 'text':
+        events.push({ type: 'block_start', index, block: { kind: 'text' } });
+        if (block.text !== '') {
+          events.push({ type: 'text_delta', index, text: block.text });
+        }
+        break;
+      case 'reasoning':
+        events.push({
+          type: 'block_start',
+          index,
+          block: block.redacted ? { kind: 'reasoning', redacted: true } : { kind: 'reasoning' },
+        });
+        if (block.text !== '') {
+          events.push({ type: 'reasoning_delta', index, text: block.text });
+        }
+        if (block.signature !== undefined) {
+          events.push({ type: 'reasoning_signature', index, signature: block.signature });
+        }
+        if (block.encrypted !== undefined) {
+          events.push({
+            type: 'reasoning_encrypted',
+            index,
+            data: block.encrypted,
+            ...(block.itemId !== undefined ? { itemId: block.itemId } : {}),
+          });
+        }
+        break;
+      case 'tool_call':
+        events.push({
+          type: 'block_start',
+          index,
+          block: { kind: 'tool_call', id: block.id, name: block.name },
+        });
+        if (block.arguments !== '') {
+          events.push({ type: 'tool_arguments_delta', index, json: block.arguments });
+        }
+        break;
+    }
+    events.push({ type: 'block_stop', index });
+  });
+  events.push({
+    type: 'message_stop',
+    finishReason: response.finishReason,
+    usage: response.usage,
+    ...(response.stopSequence !== undefined ? { stopSequence: response.stopSequence } : {}),
+  });
+  return events;
+}

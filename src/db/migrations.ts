@@ -240,6 +240,14 @@ const MIGRATIONS: Record<string, Migration> = {
       await sql`DROP INDEX usage_ledger_time`.execute(db);
     },
   },
+  '0007_usage_cached': {
+    async up(db: Kysely<unknown>): Promise<void> {
+      // Answers replayed by the response cache: no upstream call, recorded at no cost.
+      await sql`ALTER TABLE usage_ledger ADD COLUMN cached boolean NOT NULL DEFAULT false`.execute(
+        db,
+      );
+    },
+  },
 };
 
 class InlineMigrations implements MigrationProvider {

@@ -62,6 +62,7 @@ export interface UsageLedgerTable {
   protections: string | null;
   error_code: string | null;
   team: string | null;
+  cached: ColumnType<boolean, boolean | undefined, boolean>;
 }
 
 export interface UsageDailyTable {

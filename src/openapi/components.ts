@@ -299,6 +299,10 @@ export const headers: Record<string, Schema> = {
   Protections: header(
     'Protection verdicts, `name=verdict[;key=value]`, comma-separated (streams: a trailer).',
   ),
+  Cache: header(
+    'Response cache: `hit` (answered from the cache), `miss` (the upstream answered); absent when the cache does not apply.',
+    { type: 'string', enum: ['hit', 'miss'] },
+  ),
   RetryAfter: header('Seconds to wait before retrying.', { type: 'integer' }),
   OpenAiLimitRequests: header('Requests per minute allowed for the key.', { type: 'integer' }),
   OpenAiRemainingRequests: header('Requests left in the window.', { type: 'integer' }),
@@ -324,7 +328,11 @@ const hdr = (name: string): Schema => ({ $ref: `#/components/headers/${name}` })
 
 /** Response headers of a generation endpoint, by error-envelope family. */
 export function generationHeaders(family: 'openai' | 'anthropic'): Record<string, Schema> {
-  const common = { 'x-request-id': hdr('RequestId'), 'x-gateway-protections': hdr('Protections') };
+  const common = {
+    'x-request-id': hdr('RequestId'),
+    'x-gateway-protections': hdr('Protections'),
+    'x-gateway-cache': hdr('Cache'),
+  };
   return family === 'openai'
     ? {
         ...common,

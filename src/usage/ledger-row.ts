@@ -40,6 +40,8 @@ export interface LedgerRow {
   ttftMs: number | null;
   protections: string | null;
   errorCode: string | null;
+  /** Answered from the response cache: no upstream call, no upstream tokens or cost. */
+  cached: boolean;
 }
 
 export const USAGE_GROUPS = ['key', 'team', 'model', 'day', 'hour'] as const;

@@ -30,6 +30,7 @@ function row(keyId: string, costPico: bigint, i = 0): LedgerRow {
     ttftMs: null,
     protections: null,
     errorCode: null,
+    cached: false,
     team: null,
   };
 }

@@ -118,6 +118,7 @@ export class UsageRecorder {
           : null,
       protections: ctx.protections ?? null,
       errorCode: ctx.errorCode ?? null,
+      cached: ctx.cache === 'hit',
     };
   }
 

@@ -35,7 +35,7 @@ const BATCH_RECORD = sql.raw(`r("rowId" uuid, "createdAt" timestamptz, "requestI
   status int, outcome text, stream boolean, "inputTokens" int, "cachedInputTokens" int,
   "cacheWriteTokens" int, "outputTokens" int, "reasoningTokens" int, "costPico" bigint,
   "costEstimated" boolean, "protectionCostPico" bigint, "latencyMs" int, "ttftMs" int,
-  protections text, "errorCode" text, team text)`);
+  protections text, "errorCode" text, team text, cached boolean)`);
 
 /**
  * The batch as JSON. JSON has no bigint: amounts travel as decimal strings, which bigint
@@ -131,6 +131,7 @@ function ledgerRowOf(r: Record<string, unknown>): LedgerRow & { id: string } {
     ttftMs: r.ttft_ms === null ? null : num(r.ttft_ms),
     protections: r.protections as string | null,
     errorCode: r.error_code as string | null,
+    cached: r.cached === true,
   };
 }
 
@@ -151,11 +152,12 @@ export class KyselyUsageRepository implements UsageRepository {
         INSERT INTO usage_ledger (row_id, created_at, request_id, key_id, endpoint, method,
           model_requested, model, provider, status, outcome, stream, input_tokens,
           cached_input_tokens, cache_write_tokens, output_tokens, reasoning_tokens, cost_pusd,
-          cost_estimated, protection_cost_pusd, latency_ms, ttft_ms, protections, error_code, team)
+          cost_estimated, protection_cost_pusd, latency_ms, ttft_ms, protections, error_code, team,
+          cached)
         SELECT "rowId", "createdAt", "requestId", "keyId", endpoint, method, "modelRequested",
           model, provider, status, outcome, stream, "inputTokens", "cachedInputTokens",
           "cacheWriteTokens", "outputTokens", "reasoningTokens", "costPico", "costEstimated",
-          "protectionCostPico", "latencyMs", "ttftMs", protections, "errorCode", team
+          "protectionCostPico", "latencyMs", "ttftMs", protections, "errorCode", team, cached
         FROM jsonb_to_recordset(${batchJson(rows)}::jsonb) AS ${BATCH_RECORD}
         ON CONFLICT (row_id) DO NOTHING
         RETURNING *
@@ -238,7 +240,7 @@ export class KyselyUsageRepository implements UsageRepository {
         outcome, stream, input_tokens, cached_input_tokens, cache_write_tokens, output_tokens,
         reasoning_tokens, cost_pusd::text AS cost_pusd, cost_estimated,
         protection_cost_pusd::text AS protection_cost_pusd, latency_ms, ttft_ms, protections,
-        error_code, team
+        error_code, team, cached
       FROM usage_ledger
       WHERE ${this.where(filter)} ${below}
       ORDER BY usage_ledger.created_at DESC, usage_ledger.id DESC

@@ -55,6 +55,7 @@ export function requestContextMiddleware(root: Logger, hooks: readonly RequestHo
           provider: ctx.provider,
           stream: ctx.stream,
           attempts: ctx.attempts,
+          cache: ctx.cache,
           usage: ctx.usage,
           protections: ctx.protections,
           protectionUsage: ctx.protectionUsage,

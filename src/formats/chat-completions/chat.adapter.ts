@@ -2,6 +2,10 @@ import { openAiErrorBody } from '../../common/errors/envelopes';
 import { type GatewayError, InvalidRequestError } from '../../common/errors/gateway-errors';
 import { own } from '../../common/own';
 import type { SseFrame } from '../../common/sse/sse-writer';
+import {
+  ChatStreamDecoder,
+  fromChatCompletion,
+} from '../../upstream/providers/openai/from-openai-chat';
 import { CHAT_ONLY_REJECTS } from '../../upstream/translate-params';
 import { rejectHostedTools } from '../shared/canonical-path';
 import type { GenerationAdapter } from '../shared/generation.adapter';
@@ -110,4 +114,6 @@ export const chatAdapter: GenerationAdapter<ChatCompletionRequestDto> = {
 
   nativeUsage: fromChatUsage,
   namesModel: (answer, modelId) => answer.model === modelId,
+
+  cache: { json: fromChatCompletion, stream: () => new ChatStreamDecoder() },
 };

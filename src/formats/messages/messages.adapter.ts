@@ -1,7 +1,12 @@
 import { anthropicErrorBody } from '../../common/errors/envelopes';
 import { GatewayError } from '../../common/errors/gateway-errors';
+import { own } from '../../common/own';
 import type { GatewayRequest } from '../../common/request-context';
 import type { SseFrame } from '../../common/sse/sse-writer';
+import {
+  AnthropicStreamDecoder,
+  fromAnthropicMessage,
+} from '../../upstream/providers/anthropic/from-anthropic';
 import { rejectHostedTools } from '../shared/canonical-path';
 import type { GenerationAdapter } from '../shared/generation.adapter';
 import { upstreamPayload } from '../shared/request-plan';
@@ -87,4 +92,15 @@ export const messagesAdapter: GenerationAdapter<MessagesRequestDto> = {
 
   nativeUsage: fromAnthropicUsage,
   namesModel: (answer, modelId) => answer.model === modelId,
+
+  cache: {
+    json: (answer) => fromAnthropicMessage(answer),
+    stream: () => new AnthropicStreamDecoder(),
+    // Remote MCP servers and code-execution containers answer with blocks of their own
+    // (and a container's state moves on), which the stored answer does not keep.
+    replayable: (body) =>
+      !SERVER_SIDE.some((f) => own(body, f) !== undefined && own(body, f) !== null),
+  },
 };
+
+const SERVER_SIDE = ['mcp_servers', 'container'] as const;

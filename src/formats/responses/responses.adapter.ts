@@ -3,6 +3,10 @@ import { InvalidRequestError } from '../../common/errors/gateway-errors';
 import type { SseFrame } from '../../common/sse/sse-writer';
 import { endWith } from '../../common/sse/stream-end';
 import { Observable, mergeMap } from 'rxjs';
+import {
+  ResponsesStreamDecoder,
+  fromResponseObject,
+} from '../../upstream/providers/openai/from-openai-responses';
 import { rejectHostedTools } from '../shared/canonical-path';
 import type { GenerationAdapter, NativeCall } from '../shared/generation.adapter';
 import { type RequestPlan, upstreamPayload } from '../shared/request-plan';
@@ -169,4 +173,14 @@ export const responsesAdapter: GenerationAdapter<ResponsesRequestDto> = {
   nativeUsage: fromResponsesUsage,
   // The upstream's bytes as they are when there is no other model id to rewrite.
   namesModel: (answer, modelId) => typeof answer.model !== 'string' || answer.model === modelId,
+
+  cache: {
+    json: fromResponseObject,
+    stream: () => new ResponsesStreamDecoder(),
+    // A stored response has an id the key that made it owns (GET, previous_response_id):
+    // replaying it to another key would hand out an id that key cannot use. Background
+    // responses are polled by id. Only `store: false` answers are shared.
+    replayable: (body) =>
+      body.store === false && (body as { background?: unknown }).background !== true,
+  },
 };

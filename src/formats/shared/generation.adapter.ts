@@ -9,6 +9,7 @@ import type {
   CanonicalResponse,
   CanonicalUsage,
 } from '../../core/canonical';
+import type { StreamDecoder } from '../../upstream/canonical-call';
 import type { GenerationFacts } from './generation.guard';
 import type { RequestPlan } from './request-plan';
 
@@ -48,6 +49,24 @@ export interface GenerationAdapter<
   nativeUsage(usage: object): CanonicalUsage;
   /** Whether an unstreamed native answer already names `modelId` (its bytes go as they are). */
   namesModel(answer: Record<string, unknown>, modelId: string): boolean;
+  /** What the response cache needs of the format; absent: its answers are never cached. */
+  cache?: CacheableFormat<B>;
+}
+
+/**
+ * The response cache keeps an answer canonical and re-encodes it for each hit, in the
+ * client's form (JSON or SSE): it reads the fast path's answers with these decoders.
+ */
+export interface CacheableFormat<B extends GenerationBody = GenerationBody> {
+  /** An unstreamed native answer as canonical events. */
+  json(answer: Record<string, unknown>): CanonicalEvent[];
+  /** A decoder of the relayed stream's events (each frame's data, parsed). */
+  stream(): StreamDecoder;
+  /**
+   * Whether the answer to `body` may be replayed to another request at all (besides what
+   * the canonical answer cannot carry, which `checkCanonical` refuses); default yes.
+   */
+  replayable?(body: B): boolean;
 }
 
 /** Canonical events to the format's SSE frames, for one streamed answer. */

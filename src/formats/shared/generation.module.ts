@@ -1,4 +1,5 @@
 import { Module, type OnModuleInit } from '@nestjs/common';
+import { CacheModule } from '../../cache/cache.module';
 import { CatalogModule } from '../../catalog/catalog.module';
 import { PolicyModule } from '../../policy/policy.module';
 import { TracingService } from '../../observability/tracing/tracing.service';
@@ -9,7 +10,7 @@ import { GenerationPipeline } from './generation.pipeline';
 
 /** The generation pipeline every format module serves its generation endpoint with. */
 @Module({
-  imports: [CatalogModule, PolicyModule, UpstreamModule, ResilienceModule],
+  imports: [CatalogModule, PolicyModule, UpstreamModule, ResilienceModule, CacheModule],
   providers: [GenerationPipeline],
   exports: [GenerationPipeline, CatalogModule, PolicyModule, UpstreamModule, ResilienceModule],
 })

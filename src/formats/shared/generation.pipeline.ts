@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { type Observable, finalize, mergeMap, tap } from 'rxjs';
+import { ResponseCache } from '../../cache/response-cache';
 import type { CatalogModel } from '../../catalog/catalog.types';
 import type { GatewayError } from '../../common/errors/gateway-errors';
 import type { GatewayRequest, GatewayResponse } from '../../common/request-context';
@@ -18,6 +19,7 @@ import { type Attempt, ResilienceService } from '../../resilience/resilience.ser
 import { sendJson } from '../../common/http/send-json';
 import { createCallContext } from '../../upstream/call-context';
 import { type PassthroughResult, framesOf } from '../../upstream/provider.interface';
+import { AnswerCapture, cacheTicket, replayCached } from './cached-answers';
 import { type ServingPath, servingPath, startCanonical } from './canonical-path';
 import type { GenerationAdapter, GenerationBody } from './generation.adapter';
 import type { RequestPlan } from './request-plan';
@@ -38,6 +40,7 @@ export class GenerationPipeline {
     private readonly outputs: OutputProtections,
     private readonly resilience: ResilienceService,
     private readonly tracing: TracingService,
+    private readonly cache: ResponseCache,
     config: ConfigService<AllConfig, true>,
   ) {
     this.keepaliveMs = config.get('app', { infer: true }).sseKeepaliveMs;
@@ -47,12 +50,29 @@ export class GenerationPipeline {
   /**
    * Serves the request `plan` describes and writes the answer to its response. Every attempt
    * (retries, fallbacks) derives what it sends from the plan, which nothing changes.
-   * `adapter`: the plan's own, or one of the same format with services bound to it.
+   * `adapter`: the plan's own, or one of the same format with services bound to it. A model
+   * that opts into the response cache is answered from it when it can be.
    */
   async serve<B extends GenerationBody>(
     plan: RequestPlan<B>,
     adapter: GenerationAdapter<B> = plan.adapter,
   ): Promise<void> {
+    const ticket = cacheTicket(this.cache, plan, adapter);
+    let capture: AnswerCapture | undefined;
+    if (ticket !== undefined && adapter.cache !== undefined) {
+      if (ticket.lookup) {
+        const hit = await this.cache.lookup(ticket);
+        if (hit !== undefined) {
+          replayCached(plan, adapter, hit, this.keepaliveMs);
+          return;
+        }
+      } else {
+        this.cache.skipped(ticket);
+      }
+      plan.req.ctx.cache = 'miss';
+      plan.res.setHeader('x-gateway-cache', 'miss');
+      capture = new AnswerCapture(this.cache, ticket, adapter.cache, plan);
+    }
     const { req, res, models, sticky } = plan;
     const ctx = createCallContext(req, res);
     if (plan.body.stream !== true) {
@@ -61,7 +81,7 @@ export class GenerationPipeline {
         res,
         ctx,
         models,
-        (a) => this.unstreamed(adapter, plan, a),
+        (a) => this.unstreamed(adapter, plan, a, capture),
         sticky,
       );
       write();
@@ -75,7 +95,7 @@ export class GenerationPipeline {
       ctx,
       models,
       (a) => {
-        const started = this.streamed(adapter, plan, a);
+        const started = this.streamed(adapter, plan, a, capture);
         fail = started.fail;
         return started.frames;
       },
@@ -106,9 +126,11 @@ export class GenerationPipeline {
     adapter: GenerationAdapter<B>,
     plan: RequestPlan<B>,
     a: Attempt,
+    capture: AnswerCapture | undefined,
   ): Promise<() => void> {
     const { req, res, body } = plan;
     const path = pathOf(plan, a);
+    capture?.begin(a.model);
     if (path.kind === 'native') {
       const call = adapter.native(plan, a.model);
       const result = await path.provider.passthrough({
@@ -125,6 +147,7 @@ export class GenerationPipeline {
       if (call.answered) {
         await call.answered(result.value);
       }
+      capture?.answeredNative(result.value);
       return () => this.sendNative(adapter, req, res, a.model, result);
     }
     const { events, output } = this.startCanonical(adapter, plan, a, path);
@@ -136,6 +159,7 @@ export class GenerationPipeline {
     const started = await events;
     const protectedEvents = output ? started.pipe(output.protect) : started;
     const response = await collectResponse(protectedEvents.pipe(tap(recordUsage)));
+    capture?.answered(response);
     const toJson = (): unknown => adapter.toJson(response, body, a.model.id);
     return () =>
       sendJson(
@@ -151,9 +175,11 @@ export class GenerationPipeline {
     adapter: GenerationAdapter<B>,
     plan: RequestPlan<B>,
     a: Attempt,
+    capture: AnswerCapture | undefined,
   ): { frames: Promise<Observable<SseFrame>>; fail: (error: GatewayError) => SseFrame[] } {
     const { req, body } = plan;
     const path = pathOf(plan, a);
+    capture?.begin(a.model);
     if (path.kind === 'native') {
       const call = adapter.native(plan, a.model);
       const started = path.provider.passthrough({
@@ -165,7 +191,10 @@ export class GenerationPipeline {
         ctx: a.ctx,
       });
       return {
-        frames: started.then((answer) => call.frames(framesOf(answer))),
+        frames: started.then((answer) => {
+          const relayed = call.frames(framesOf(answer));
+          return capture ? relayed.pipe(tap((frame) => capture.frame(frame))) : relayed;
+        }),
         fail: (error) => call.fail(error),
       };
     }
@@ -177,6 +206,7 @@ export class GenerationPipeline {
           if (event.type === 'message_stop') {
             req.ctx.usage = event.usage;
           }
+          capture?.event(event);
           return encoder.encode(event);
         }),
       );

@@ -7,6 +7,7 @@ import { rejectHostedTools } from '../shared/canonical-path';
 import type { GenerationAdapter, NativeCall } from '../shared/generation.adapter';
 import { type RequestPlan, upstreamPayload } from '../shared/request-plan';
 import type { ResponsesObserver, ResponsesOwnership } from './responses.ownership';
+import type { ResponseRecorder } from './store/response-recorder';
 import type { ResponsesRequestDto } from './responses-request.dto';
 import { validateResponsesRequest } from './responses-request.validation';
 import { decodeResponsesRequest } from './responses.decoder';
@@ -16,6 +17,7 @@ import { ResponsesRelay, TERMINAL } from './responses.passthrough';
 import { responsesProtections } from './responses.protections';
 import { responsesSystemPrompt } from './responses.system-prompt';
 import {
+  type ResponseObject,
   type ResponsesStreamEvent,
   fromResponsesUsage,
   newResponsesId,
@@ -43,6 +45,12 @@ function checkStateless(
     if (body[field] !== undefined && body[field] !== null) {
       throw new InvalidRequestError(`'${field}' is not supported here. ${hint}`, field);
     }
+  }
+  if (body.background === true) {
+    throw new InvalidRequestError(
+      `'background' is not supported for the model '${model.id}': the gateway answers its responses in the request. Leave 'background' unset.`,
+      'background',
+    );
   }
   if (Array.isArray(body.input)) {
     const at = body.input.findIndex((item) => item.type === 'item_reference');
@@ -120,11 +128,16 @@ function holdTerminal(
   });
 }
 
-/** POST /v1/responses with owner records of what the native path relays. */
+/**
+ * POST /v1/responses with owner records of what the native path relays, and, with a
+ * recorder, the answers of the canonical path stored by the gateway (`store` not false):
+ * the answer, or a stream's terminal event, waits until the stored response is durable.
+ */
 export function ownedResponsesAdapter(
   ownership: ResponsesOwnership,
+  recorder?: ResponseRecorder,
 ): GenerationAdapter<ResponsesRequestDto> {
-  return {
+  const owned: GenerationAdapter<ResponsesRequestDto> = {
     ...responsesAdapter,
     // `store: false` leaves nothing upstream to reach later: nothing to record.
     native: (plan, model) =>
@@ -133,6 +146,42 @@ export function ownedResponsesAdapter(
         model,
         plan.body.store === false ? undefined : ownership.observer(plan.req, model),
       ),
+  };
+  if (recorder === undefined) {
+    return owned;
+  }
+  return {
+    ...owned,
+    toJson(response, body, modelId, req) {
+      if (!recorder.stores(body, req)) {
+        return responsesAdapter.toJson(response, body, modelId, req);
+      }
+      let kept: ResponseObject | undefined;
+      const json = toResponseObject(response, {
+        model: modelId,
+        request: body,
+        keep: (stored) => (kept = stored),
+      });
+      return kept ? recorder.write(kept, body, req).then(() => json) : json;
+    },
+    encoder(body, modelId, req) {
+      if (!recorder.stores(body, req)) {
+        return responsesAdapter.encoder(body, modelId, req);
+      }
+      let kept: ResponseObject | undefined;
+      const encoder = new ResponsesStreamEncoder({
+        model: modelId,
+        request: body,
+        keep: (stored) => (kept = stored),
+      });
+      return {
+        encode: (event) => encoder.encode(event).map(toFrame),
+        end: () => encoder.end().map(toFrame),
+        fail: (error) => encoder.fail(error).map(toFrame),
+        frames: (encoded) =>
+          holdTerminal(encoded, () => (kept ? recorder.write(kept, body, req) : Promise.resolve())),
+      };
+    },
   };
 }
 

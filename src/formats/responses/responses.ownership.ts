@@ -10,6 +10,9 @@ import type { ResponsesRequestDto } from './responses-request.dto';
 /** Owner record kinds of the Responses API. */
 export const RESPONSE = 'response';
 export const RESPONSE_ITEM = 'response_item';
+/** A response the gateway stores itself (formats/responses/store), and its items. */
+export const STORED_RESPONSE = 'stored_response';
+export const STORED_RESPONSE_ITEM = 'stored_response_item';
 
 /** OpenAI's 404 for a response id it does not know: what any id the key may not reach gets. */
 export class ResponseNotFoundError extends GatewayError {
@@ -88,7 +91,10 @@ export class ResponsesOwnership {
   async authorize(id: string, key: ApiKeyInfo): Promise<OwnedObject | undefined> {
     const record = (await this.owners.find([id])).get(id);
     const access = accessOf(record, key);
-    if (access === 'refused' || (record !== undefined && record.kind !== RESPONSE)) {
+    if (
+      access === 'refused' ||
+      (record !== undefined && record.kind !== RESPONSE && record.kind !== STORED_RESPONSE)
+    ) {
       throw new ResponseNotFoundError(id);
     }
     return access === 'owner' ? record : undefined;
@@ -97,9 +103,13 @@ export class ResponsesOwnership {
   /**
    * Checks the stored objects a new request continues from; undefined (no wait) when it
    * names none. `item_reference` ids must be reachable; other input items carry their own
-   * content, so only an id recorded for someone else is refused.
+   * content, so only an id recorded for someone else is refused. Resolves with the records
+   * found.
    */
-  checkContinuation(body: ResponsesRequestDto, key: ApiKeyInfo): Promise<void> | undefined {
+  checkContinuation(
+    body: ResponsesRequestDto,
+    key: ApiKeyInfo,
+  ): Promise<Map<string, OwnedObject>> | undefined {
     const previous = typeof body.previous_response_id === 'string' ? body.previous_response_id : '';
     const conversation = conversationId(body.conversation);
     if (conversation !== undefined && key.admin !== true) {
@@ -134,6 +144,7 @@ export class ResponsesOwnership {
           throw new ItemNotFoundError(id);
         }
       }
+      return found;
     });
   }
 

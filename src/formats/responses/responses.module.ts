@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { DATABASE } from '../../db/db.module';
 import type { OpenDatabase } from '../../db/database';
+import { ObjectOwnership } from '../../ownership/object-ownership.service';
 import { CONVERSATION_STATE } from '../shared/conversation-state';
 import { GenerationModule } from '../shared/generation.module';
 import { ResponsesController } from './responses.controller';
@@ -28,9 +29,11 @@ const MEMORY_CAPACITY = 10_000;
     ResponsesOwnership,
     {
       provide: RESPONSE_STORE,
-      inject: [DATABASE],
-      useFactory: (database: OpenDatabase | null): ResponseStore =>
-        database ? new KyselyResponseStore(database.db) : new MemoryResponseStore(MEMORY_CAPACITY),
+      inject: [DATABASE, ObjectOwnership],
+      useFactory: (database: OpenDatabase | null, owners: ObjectOwnership): ResponseStore =>
+        database
+          ? new KyselyResponseStore(database.db)
+          : new MemoryResponseStore(MEMORY_CAPACITY, (objects) => owners.record(objects)),
     },
     ResponseRecorder,
     ResponseSweeper,

@@ -3,7 +3,6 @@ import { ConfigService } from '@nestjs/config';
 import { CatalogService } from '../../../catalog/catalog.service';
 import type { GatewayRequest } from '../../../common/request-context';
 import type { AllConfig } from '../../../config';
-import { ObjectOwnership } from '../../../ownership/object-ownership.service';
 import type { OwnedObject } from '../../../ownership/owner-store';
 import type { ResponsesRequestDto } from '../responses-request.dto';
 import { STORED_RESPONSE, STORED_RESPONSE_ITEM } from '../responses.ownership';
@@ -29,7 +28,6 @@ export class ResponseRecorder {
 
   constructor(
     @Inject(RESPONSE_STORE) private readonly store: ResponseStore,
-    private readonly owners: ObjectOwnership,
     private readonly catalog: CatalogService,
     config: ConfigService<AllConfig, true>,
   ) {
@@ -86,22 +84,20 @@ export class ResponseRecorder {
       }
     }
     try {
-      await Promise.all([
-        this.store.put(
-          {
-            id: response.id,
-            previousId: continuation?.previousResponseId ?? null,
-            keyId: key.id,
-            team: key.team ?? null,
-            provider,
-            model: response.model,
-            inputItems: inputText,
-            response: responseText,
-          },
-          new Date(Date.now() + this.retentionMs),
-        ),
-        this.owners.record(objects),
-      ]);
+      await this.store.put(
+        {
+          id: response.id,
+          previousId: continuation?.previousResponseId ?? null,
+          keyId: key.id,
+          team: key.team ?? null,
+          provider,
+          model: response.model,
+          inputItems: inputText,
+          response: responseText,
+        },
+        new Date(Date.now() + this.retentionMs),
+        objects,
+      );
     } catch (error) {
       this.logger.warn(`response ${response.id} not stored: ${(error as Error).message}`);
     }

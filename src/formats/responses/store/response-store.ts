@@ -1,6 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { type Kysely, sql } from 'kysely';
 import type { Database } from '../../../db/schema';
+import type { OwnedObject } from '../../../ownership/owner-store';
 
 /** A response as the gateway stores it: who made it, and its JSON texts as written. */
 export interface StoredResponseRow {
@@ -26,8 +27,8 @@ export type ChainResult =
 
 /** Where the gateway's own stored responses live (database or memory). */
 export interface ResponseStore {
-  /** Writes one response, kept until `expiresAt`. */
-  put(row: StoredResponseRow, expiresAt: Date): Promise<void>;
+  /** Writes one response, kept until `expiresAt`, with the owner records of it and its items. */
+  put(row: StoredResponseRow, expiresAt: Date, owners: readonly OwnedObject[]): Promise<void>;
   /** The response with `id` and those it continues, oldest first, within the bounds. */
   chain(id: string, maxDepth: number, maxBytes: number): Promise<ChainResult>;
   /** The unexpired responses among `ids`, in no order. */
@@ -46,28 +47,34 @@ const bytesOf = (row: StoredResponseRow): number => row.inputItems.length + row.
 export class KyselyResponseStore implements ResponseStore {
   constructor(private readonly db: Kysely<Database>) {}
 
-  async put(row: StoredResponseRow, expiresAt: Date): Promise<void> {
-    await this.db.transaction().execute(async (trx) => {
-      // As the owner records: visible to every replica at commit without waiting for the
-      // disk. A crash may lose the last responses; a continuation from one is then a 400.
-      await sql`SET LOCAL synchronous_commit TO OFF`.execute(trx);
-      await trx
-        .insertInto('stored_responses')
-        .values({
-          id: row.id,
-          previous_id: row.previousId,
-          key_id: row.keyId,
-          team: row.team,
-          provider: row.provider,
-          model: row.model,
-          expires_at: expiresAt,
-          bytes: bytesOf(row),
-          input_items: row.inputItems,
-          response: row.response,
-        })
-        .onConflict((oc) => oc.column('id').doNothing())
-        .execute();
-    });
+  async put(
+    row: StoredResponseRow,
+    expiresAt: Date,
+    owners: readonly OwnedObject[],
+  ): Promise<void> {
+    // One statement, so one round trip: the response and its owner records commit together.
+    // As the owner records elsewhere, the commit does not wait for the disk (set_config
+    // local to this statement's transaction): a crash may lose the last responses, and a
+    // continuation from one is then OpenAI's not-found, never another key's data.
+    const owned = sql.join(
+      owners.map(
+        (o) =>
+          sql`(${o.id}, ${o.kind}, ${o.parentId ?? null}, ${o.keyId}, ${o.team ?? null}, ${o.provider}, ${o.model})`,
+      ),
+    );
+    await sql`
+      WITH cfg AS (SELECT set_config('synchronous_commit', 'off', true) AS v),
+      saved AS (
+        INSERT INTO stored_responses
+          (id, previous_id, key_id, team, provider, model, expires_at, bytes, input_items, response)
+        SELECT ${row.id}, ${row.previousId}, ${row.keyId}, ${row.team}, ${row.provider},
+               ${row.model}, ${expiresAt}, ${bytesOf(row)}, ${row.inputItems}, ${row.response}
+        FROM cfg
+        ON CONFLICT (id) DO NOTHING
+      )
+      INSERT INTO object_owners (id, kind, parent_id, key_id, team, provider, model)
+      SELECT o.* FROM (VALUES ${owned}) AS o (id, kind, parent_id, key_id, team, provider, model), cfg
+      ON CONFLICT (id) DO NOTHING`.execute(this.db);
   }
 
   async chain(id: string, maxDepth: number, maxBytes: number): Promise<ChainResult> {
@@ -196,9 +203,13 @@ export class MemoryResponseStore implements ResponseStore {
   private readonly rows = new Map<string, { row: StoredResponseRow; expiresAt: number }>();
   private warned = false;
 
-  constructor(private readonly capacity: number) {}
+  /** `recordOwners`: where the owner records go (the memory owner store). */
+  constructor(
+    private readonly capacity: number,
+    private readonly recordOwners: (owners: readonly OwnedObject[]) => Promise<void>,
+  ) {}
 
-  put(row: StoredResponseRow, expiresAt: Date): Promise<void> {
+  put(row: StoredResponseRow, expiresAt: Date, owners: readonly OwnedObject[]): Promise<void> {
     if (!this.rows.has(row.id)) {
       this.rows.set(row.id, { row, expiresAt: expiresAt.getTime() });
     }
@@ -214,7 +225,7 @@ export class MemoryResponseStore implements ResponseStore {
         );
       }
     }
-    return Promise.resolve();
+    return this.recordOwners(owners);
   }
 
   chain(id: string, maxDepth: number, maxBytes: number): Promise<ChainResult> {

@@ -25,7 +25,7 @@ import {
   itemsOf,
   resolveReferences,
 } from './conversation';
-import type { ResponseStore, StoredResponseRow } from './response-store';
+import type { ChainResult, ResponseStore, StoredResponseRow } from './response-store';
 import { RESPONSE_STORE } from './response-store.token';
 
 function previousOf(body: ResponsesRequestDto): string | undefined {
@@ -73,9 +73,14 @@ export class ResponsesConversations implements ConversationState<ResponsesReques
       // Without keys nothing is stored (nobody to own it): ids go as they are.
       return body;
     }
+    const previous = previousOf(body);
+    // The chain is read beside the owner records, not after them: one round trip's wait.
+    // The records decide; a chain read for an id held elsewhere is dropped.
+    const reading =
+      previous === undefined ? undefined : this.store.chain(previous, this.maxDepth, this.maxBytes);
+    reading?.catch(() => undefined);
     const found: Map<string, OwnedObject> =
       (await this.ownership.checkContinuation(body, key)) ?? new Map<string, OwnedObject>();
-    const previous = previousOf(body);
     const chained = previous !== undefined && found.get(previous)?.kind === STORED_RESPONSE;
     const own = inputItems(body.input);
     const parents = new Set<string>();
@@ -88,7 +93,7 @@ export class ResponsesConversations implements ConversationState<ResponsesReques
     if (!chained && parents.size === 0) {
       return body;
     }
-    const chain = chained ? await this.chain(previous, key) : [];
+    const chain = chained && reading ? await this.chain(previous, reading, key) : [];
     const inChain = new Set(chain.map((c) => c.id));
     const others = [...parents].filter((id) => !inChain.has(id));
     const referenced = others.length > 0 ? await this.store.find(others) : [];
@@ -114,8 +119,12 @@ export class ResponsesConversations implements ConversationState<ResponsesReques
   }
 
   /** The stored chain ending at `id`, oldest first; the 400s when it cannot be rebuilt. */
-  private async chain(id: string, key: ApiKeyInfo): Promise<{ id: string; items: StoredItems }[]> {
-    const result = await this.store.chain(id, this.maxDepth, this.maxBytes);
+  private async chain(
+    id: string,
+    reading: Promise<ChainResult>,
+    key: ApiKeyInfo,
+  ): Promise<{ id: string; items: StoredItems }[]> {
+    const result = await reading;
     switch (result.kind) {
       case 'too_deep':
         throw new InvalidRequestError(

@@ -30,8 +30,9 @@ const toFrame = (event: ResponsesStreamEvent): SseFrame => ({
 });
 
 /**
- * Conversation state a stateless model cannot resolve: only a provider that stored the
- * earlier response can. Rejected rather than silently dropped.
+ * Conversation state a translated model cannot resolve: what a provider stored itself (the
+ * gateway already rebuilt what it stored), a Conversations API object, a background run.
+ * Rejected rather than silently dropped.
  */
 function checkStateless(
   body: ResponsesRequestDto,
@@ -40,7 +41,7 @@ function checkStateless(
 ): void {
   const hint = protectedBy
     ? `With ${protectedBy} the gateway must see the whole conversation; send the earlier items in 'input' instead.`
-    : `The model '${model.id}' keeps no conversation state; send the earlier items in 'input' instead.`;
+    : `It is held by the store of the provider that made it, which the model '${model.id}' cannot read; send the earlier items in 'input' instead.`;
   for (const field of ['previous_response_id', 'conversation'] as const) {
     if (body[field] !== undefined && body[field] !== null) {
       throw new InvalidRequestError(`'${field}' is not supported here. ${hint}`, field);

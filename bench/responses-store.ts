@@ -7,10 +7,10 @@
  * 127.0.0.1:5432, in a scratch database; skipped when none answers). A request with
  * `store: false` and no continuation does none of this: nothing to time.
  *
- * BENCH_SCALE (0.01..1) shortens it.
+ * BENCH_SCALE (0.01..1) shortens it; BENCH_DB=pglite or postgres runs one database only.
  */
 import type { ConfigService } from '@nestjs/config';
-import type { Kysely } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import { Client } from 'pg';
 import type { ApiKeyInfo } from '../src/auth/api-key.service';
 import type { CatalogService } from '../src/catalog/catalog.service';
@@ -195,6 +195,27 @@ async function measure(label: string, database: OpenDatabase): Promise<void> {
   console.log(row(`read ${TURNS}-turn chain (${items} items)`, read));
   console.log(row('write one response', write));
   console.log(row('read + write (target < 2 ms at p50)', both));
+  // The database's own time for the chain's one query (planning and execution), apart from
+  // the round trip and this process: what a loaded machine inflates least.
+  const explained: number[] = [];
+  for (let i = 0; i < 50; i++) {
+    const { rows } = await sql<{
+      'QUERY PLAN': [{ 'Planning Time': number; 'Execution Time': number }];
+    }>`
+      EXPLAIN (ANALYZE, FORMAT JSON)
+      WITH RECURSIVE chain AS (
+        SELECT id, previous_id, input_items, response, 1 AS depth, bytes::bigint AS total
+        FROM stored_responses WHERE id = ${head} AND expires_at > now()
+        UNION ALL
+        SELECT s.id, s.previous_id, s.input_items, s.response, c.depth + 1, c.total + s.bytes
+        FROM stored_responses s JOIN chain c ON s.id = c.previous_id
+        WHERE c.depth <= 1000 AND s.expires_at > now()
+      )
+      SELECT * FROM chain ORDER BY depth DESC`.execute(database.db);
+    const plan = rows[0]['QUERY PLAN'][0];
+    explained.push(plan['Planning Time'] + plan['Execution Time']);
+  }
+  console.log(row(`database time of the chain query (EXPLAIN ANALYZE)`, explained));
   console.log(
     `| ${label} | gateway CPU per read + write (${label.startsWith('PGlite') ? 'the database included' : 'PostgreSQL server excluded'}) | ${cpuMs.toFixed(3)} (mean) | | |`,
   );
@@ -205,11 +226,18 @@ async function main(): Promise<void> {
   console.log('');
   console.log('| database | step | p50 ms | p90 ms | p99 ms |');
   console.log('|---|---|---|---|---|');
-  const pglite = await openDatabase({ dataDir: 'memory://', poolSize: 1 });
-  try {
-    await measure('PGlite (memory)', pglite);
-  } finally {
-    await pglite.close();
+  // BENCH_DB=pglite or postgres: one of them only.
+  const only = process.env.BENCH_DB;
+  if (only !== 'postgres') {
+    const pglite = await openDatabase({ dataDir: 'memory://', poolSize: 1 });
+    try {
+      await measure('PGlite (memory)', pglite);
+    } finally {
+      await pglite.close();
+    }
+  }
+  if (only === 'pglite') {
+    return;
   }
   const scratch = await scratchPostgres();
   if (scratch === undefined) {

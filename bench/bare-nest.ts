@@ -1,7 +1,7 @@
 /**
  * A bare Nest app on express doing nothing but answering a POST with a fixed JSON body
  * (JSON body parser on, no guards, no logging): the floor of the framework itself, so the
- * report can say which part of the gateway's cost is Nest and express (issue 19).
+ * report can say which part of the gateway's cost is Nest and express.
  * Run as a child process; it tells its parent its port over IPC.
  */
 import 'reflect-metadata';

@@ -1,5 +1,5 @@
 /**
- * The floor the gateway is compared with (issue 19): a bare `node:http` + undici proxy doing
+ * The floor the gateway is compared with: a bare `node:http` + undici proxy doing
  * the same checks as the gateway's chat fast path (a bearer key, a known model, a system
  * prompt) and relaying the upstream's answer byte for byte, with the provider key swapped
  * in. No framework, no logging, no validation beyond those checks: what Node itself costs.

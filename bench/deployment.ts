@@ -1,5 +1,5 @@
 /**
- * The gateway as a real deployment runs it (issue 19: the numbers must hold with these
+ * The gateway as a real deployment runs it (the benchmark's numbers must hold with these
  * on): keys issued by the gateway and stored in PostgreSQL, the usage ledger writing a
  * row per request, metrics, and the resilience layer (two deployments of the chat model,
  * retries, a fallback model). PostgreSQL is DATABASE_URL's server, else the local one at

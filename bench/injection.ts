@@ -9,7 +9,7 @@
  *   their head and tail), benign and with an injection in the middle;
  * - the worst case: adversarial 1 MB inputs (one huge word, repeated triggers, encodings,
  *   invisible characters...);
- * - the latency budget of issue 30: p50 ms per KB on the data rows (≤ 1) and p99 ms of one
+ * - the latency budget: p50 ms per KB on the data rows (≤ 1) and p99 ms of one
  *   32 KB prompt (≤ 5), each with its verdict (`ok` / `OVER`);
  * - memory: bytes of the weights and the heap/RSS growth of loading them.
  */

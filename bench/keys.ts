@@ -30,7 +30,7 @@ import { SpendTracker } from '../src/usage/spend.tracker';
 import { KyselyUsageRepository } from '../src/usage/usage.repository';
 import { startGateway, TEST_KEY, writeCatalog } from '../test/support/gateway';
 import { ADMIN_TOKEN, createKey } from '../test/support/key-store';
-import { sha256Hex } from '../src/auth/keys-file';
+import { sha256Hex } from '../src/keys/key-secret';
 
 const SCALE = Math.min(1, Math.max(0.01, Number(process.env.BENCH_SCALE ?? 1) || 1));
 const N_AUTH = Math.round(200_000 * SCALE);

@@ -28,15 +28,11 @@ import {
   MetricsService,
   type RequestFacts,
 } from '../src/observability/metrics/metrics.service';
-import {
-  linkUpstreamSignal,
-  markFirstEvent,
-  observedBySignal,
-} from '../src/observability/observed-request';
+import { markFirstEvent } from '../src/common/observed-request';
 import { RequestObserver } from '../src/observability/request-observer';
 import { TracingService } from '../src/observability/tracing/tracing.service';
 import { round, summarize } from './stats';
-import { CallAbort } from '../src/upstream/call-signal';
+import { CallAbort, linkUpstreamSignal, observedBySignal } from '../src/upstream/call-signal';
 
 const SCALE = Number(process.env.BENCH_SCALE ?? 1);
 const BATCHES = Math.max(10, Math.round(200 * SCALE));

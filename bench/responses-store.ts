@@ -12,7 +12,7 @@
 import type { ConfigService } from '@nestjs/config';
 import { type Kysely, sql } from 'kysely';
 import { Client } from 'pg';
-import type { ApiKeyInfo } from '../src/auth/api-key.service';
+import type { ApiKeyInfo } from '../src/common/key-policy';
 import type { CatalogService } from '../src/catalog/catalog.service';
 import type { GatewayRequest } from '../src/common/request-context';
 import type { AllConfig } from '../src/config';

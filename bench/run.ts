@@ -18,7 +18,7 @@
  * Then, once, the capacity phase (streams.ts): cold start, idle RSS, 5,000 concurrent slow
  * streams and memory per 1,000 streams. The gateway runs as deployed (deployment.ts): keys
  * issued into PostgreSQL, the usage ledger, metrics and the resilience layer on. The
- * headline table (targets.ts) sets each number against issue 19's target and the
+ * headline table (targets.ts) sets each number against its target and the
  * previous run's value.
  * A translated case's direct call is the upstream's own API, in its own format. The cases
  * `chat+filter`, `chat+injection` and `chat+shadow` turn on one protection each (a

@@ -1,5 +1,5 @@
 /**
- * The capacity phase of `npm run bench` (issue 19), on a gateway of its own:
+ * The capacity phase of `npm run bench`, on a gateway of its own:
  *   - cold start: from spawning `node dist/main.js` to the first 200 of /health/ready;
  *   - idle RSS: the gateway's resident memory once ready and idle for IDLE_SETTLE_MS, after
  *     SETTLED_IDLE_MS of rest, and again after WARM_UP_STREAMS first streams (what a

@@ -1,5 +1,5 @@
 /**
- * The headline table of `npm run bench`: issue 19's targets, each with this run's value,
+ * The headline table of `npm run bench`: the performance targets, each with this run's value,
  * whether it is met, and the previous run's value (the newest earlier results file in
  * bench/results), so that two runs compare line by line.
  */
@@ -141,7 +141,7 @@ export function headlineTable(now: Headline[], before: Headline[] | undefined): 
     v === undefined || Number.isNaN(v) ? '-' : String(v);
   const lines = [
     '',
-    "Issue 19 targets (0 ms upstream unless said; ratios against this run's own floor)",
+    "Targets (0 ms upstream unless said; ratios against this run's own floor)",
     `    ${'measure'.padEnd(46)}${'target'.padStart(10)}${'this run'.padStart(11)}${'met'.padStart(5)}${'previous'.padStart(11)}`,
   ];
   for (const h of now) {

@@ -1,8 +1,9 @@
-import { AdminAuth } from '../src/admin/admin.guard';
+import { AdminAuth } from '../src/console/admin-auth';
 import { ConsoleSessions } from '../src/console/console-session';
 import { memberCookie } from './support/console-session';
 import { startGateway, testCatalog, type TestGateway } from './support/gateway';
 import { ADMIN_TOKEN } from './support/key-store';
+import { freshDataDir } from './support/pglite';
 
 const SESSION_SECRET = 'admin-principal-session-secret-0123456789';
 
@@ -17,7 +18,7 @@ describe('the admin caller is resolved once per admin request', () => {
       GATEWAY_ADMIN_TOKEN: ADMIN_TOKEN,
       CONSOLE_SESSION_SECRET: SESSION_SECRET,
       KEY_STORE: 'database',
-      DATA_DIR: 'memory://',
+      DATA_DIR: freshDataDir(),
       REDIS_URL: '',
     });
     // Count the real checks: the token digest comparison and the session cookie's validation.

@@ -11,7 +11,7 @@ import {
   databaseOf,
   ledgerTotal,
 } from './support/budgets';
-import { BUDGET_GATE } from '../src/limits/budget-gate';
+import { BUDGET_GATE } from '../src/usage/budget.gate';
 import type { ReservingBudgetGate } from '../src/usage/budget.gate';
 import { consoleSession } from './support/console-session';
 import { chatCompletion } from './support/chat-fixtures';
@@ -19,20 +19,12 @@ import { FakeUpstream } from './support/fake-upstream';
 import { startGateway, writeCatalog, type TestGateway } from './support/gateway';
 import { ADMIN_TOKEN, admin, createKey, eventually, pricedCatalog } from './support/key-store';
 import { describeOnEachStore, type StoreBackend } from './support/postgres';
+import { rejection } from './support/rejection';
 
 const SESSION_SECRET = 'budgets-session-secret-0123456789abc';
 /** Four answers fit in $0.05 (each reserves about $0.01003 and costs $0.0100125); five do not. */
 const EDGE_BUDGET_USD = 0.05;
 const EDGE_ANSWERS = 4;
-
-async function rejection(promise: Promise<unknown>): Promise<any> {
-  return promise.then(
-    () => {
-      throw new Error('expected the call to fail');
-    },
-    (e: unknown) => e,
-  );
-}
 
 /** Waits until no reservation of the key or team is left and returns its counter. */
 function settled(gw: TestGateway, scope: 'key' | 'team', id: string) {

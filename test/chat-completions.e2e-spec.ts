@@ -3,6 +3,7 @@ import { chatCompletion, recordedLines, textStream, toolCallStream } from './sup
 import { FakeUpstream } from './support/fake-upstream';
 import { startGateway, TEST_KEY, testCatalog, type TestGateway } from './support/gateway';
 import { rejection as rejectionOf } from './support/rejection';
+import { post as httpPost } from './support/http';
 
 const SYSTEM = { role: 'system' as const, content: 'You are a terse assistant.' };
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
@@ -471,11 +472,7 @@ describe('chat completions fast path against an upstream that answers wrongly', 
   beforeEach(() => upstream.reset());
 
   const post = (body: Record<string, unknown> | string): Promise<Response> =>
-    fetch(`${gw.baseURL}/chat/completions`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${TEST_KEY}`, 'content-type': 'application/json' },
-      body: typeof body === 'string' ? body : JSON.stringify(body),
-    });
+    httpPost(gw.origin, '/v1/chat/completions', body);
   const ok = { model: 'test-gpt', messages: [SYSTEM, { role: 'user' as const, content: 'hi' }] };
 
   it.each([

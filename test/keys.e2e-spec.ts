@@ -19,21 +19,14 @@ import {
   pricedCatalog,
 } from './support/key-store';
 import { createTestDatabase, describeWithPostgres } from './support/postgres';
+import { freshDataDir } from './support/pglite';
+import { rejection } from './support/rejection';
 
 const SYSTEM = { role: 'system' as const, content: 'You are a test double.' };
 
 interface Backend {
   env: Record<string, string>;
   teardown(): Promise<void>;
-}
-
-async function rejection(promise: Promise<unknown>): Promise<any> {
-  return promise.then(
-    () => {
-      throw new Error('expected the call to fail');
-    },
-    (e: unknown) => e,
-  );
 }
 
 /** The same behaviour on every database the key store runs on. */
@@ -465,7 +458,7 @@ describe('key store on PGlite (no DATABASE_URL)', () => {
 
   keyStoreSuite(() =>
     Promise.resolve({
-      env: { KEY_STORE: 'database', DATA_DIR: 'memory://' },
+      env: { KEY_STORE: 'database', DATA_DIR: freshDataDir() },
       teardown: () => Promise.resolve(),
     }),
   );

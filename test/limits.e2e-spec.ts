@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
-import { sha256Hex } from '../src/auth/keys-file';
+import { sha256Hex } from '../src/keys/key-secret';
 import { MessagesController } from '../src/formats/messages/messages.controller';
 import { ResponsesController } from '../src/formats/responses/responses.controller';
 import { requestLimitsOf } from '../src/limits/request-limits.guard';

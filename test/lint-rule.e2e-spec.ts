@@ -34,3 +34,116 @@ describe('lint rule local/no-inherited-lookup', () => {
     expect(result.messages.filter((m) => m.ruleId !== 'local/no-inherited-lookup')).toEqual([]);
   });
 });
+
+/**
+ * local/layer-order (eslint-rules/layer-order.mjs) keeps src/ to its layer order. Sources
+ * are fed on stdin as if they lived in the named src/ folder (lines marked `// flagged`
+ * must be reported, the others must not), with a config that holds only that rule.
+ */
+describe('lint rule local/layer-order', () => {
+  jest.setTimeout(120_000);
+  const root = join(__dirname, '..');
+
+  const FIXTURES: Record<string, string[]> = {
+    'src/core/layer-fixture.ts': [
+      "import { WIRE_FORMATS } from '../formats/wire-formats'; // flagged",
+      "import type { AllConfig } from '../config';",
+      "export { routedPath } from '../common/key-policy';",
+      "import { Observable } from 'rxjs';",
+      "export type Views = typeof import('../admin/views'); // flagged",
+      "export const lazy = () => import('../upstream/provider-registry'); // flagged",
+      'export const used = [WIRE_FORMATS, Observable];',
+      'export type Used = AllConfig;',
+    ],
+    'src/upstream/layer-fixture.ts': [
+      "import { LimitsService } from '../limits/limits.service'; // flagged",
+      "import { CatalogService } from '../catalog/catalog.service';",
+      "import type { ObservedRequest } from '../common/observed-request';",
+      "import { MetricsService } from '../observability/metrics/metrics.service';",
+      "export const plan = require('../resilience/fallback-plan'); // flagged",
+      'export const used = [LimitsService, CatalogService, MetricsService];',
+      'export type Used = ObservedRequest;',
+    ],
+    'src/observability/layer-fixture.ts': [
+      "import { AuthGuard } from '../auth/auth.guard'; // flagged",
+      "import type { RequestPlan } from '../formats/shared/request-plan'; // flagged",
+      "import { CatalogService } from '../catalog/catalog.service';",
+      'export const used = [AuthGuard, CatalogService];',
+      'export type Used = RequestPlan;',
+    ],
+    'src/admin/layer-fixture.ts': [
+      "import { AdminAuth } from '../console/admin-auth';",
+      "import { WIRE_FORMATS } from '../formats/wire-formats';",
+      'export const used = [AdminAuth, WIRE_FORMATS];',
+    ],
+    'src/console/layer-fixture.ts': [
+      "import { AdminGuard } from '../admin/admin.guard'; // flagged",
+      'export const used = [AdminGuard];',
+    ],
+    'src/unplaced-folder/layer-fixture.ts': [
+      "import { own } from '../common/own'; // flagged",
+      'export const used = [own];',
+    ],
+  };
+
+  function lint(path: string, lines: string[]): { line: number; message: string }[] {
+    const run = spawnSync(
+      join(root, 'node_modules/.bin/eslint'),
+      [
+        '--no-warn-ignored',
+        '--format',
+        'json',
+        '-c',
+        'test/fixtures/lint/layer-order.config.mjs',
+        '--stdin',
+        '--stdin-filename',
+        path,
+      ],
+      { cwd: root, encoding: 'utf8', input: lines.join('\n') + '\n' },
+    );
+    const [result] = JSON.parse(run.stdout) as {
+      messages: { ruleId: string | null; line: number; message: string }[];
+    }[];
+    expect(result.messages.filter((m) => m.ruleId !== 'local/layer-order')).toEqual([]);
+    return result.messages;
+  }
+
+  it.each(Object.keys(FIXTURES))('reports exactly the flagged imports in %s', (path) => {
+    const lines = FIXTURES[path];
+    const expected = lines.flatMap((line, i) => (line.includes('// flagged') ? [i + 1] : []));
+    expect(lint(path, lines).map((m) => m.line)).toEqual(expected);
+  });
+
+  it('names both layers and points to the architecture document', () => {
+    const [report] = lint('src/core/layer-fixture.ts', FIXTURES['src/core/layer-fixture.ts']);
+    expect(report.message).toContain('core/ (layer 1 of 8: base = core, common, config)');
+    expect(report.message).toContain('formats/ (layer 6 of 8: formats = formats)');
+    expect(report.message).toContain('docs/architecture.md#layers');
+    const [peer] = lint('src/console/layer-fixture.ts', FIXTURES['src/console/layer-fixture.ts']);
+    expect(peer.message).toContain('console/ must not import admin/');
+  });
+
+  it('is on for the sources in the repository config, and off for their specs', () => {
+    const ruleOf = (file: string): unknown => {
+      const run = spawnSync(join(root, 'node_modules/.bin/eslint'), ['--print-config', file], {
+        cwd: root,
+        encoding: 'utf8',
+      });
+      const config = JSON.parse(run.stdout) as { rules: Record<string, unknown[]> };
+      return config.rules['local/layer-order']?.[0];
+    };
+    expect(ruleOf('src/core/canonical.ts')).toBe(2);
+    expect(ruleOf('src/formats/wire-formats.spec.ts')).toBeUndefined();
+  });
+
+  it('finds no wrong-way import and no runtime import cycle in src/ (scripts/layers.mjs)', () => {
+    const run = spawnSync(process.execPath, [join(root, 'scripts/layers.mjs')], {
+      cwd: root,
+      encoding: 'utf8',
+    });
+    expect(run.status).toBe(0);
+    expect(run.stdout).toMatch(/^wrong-way imports: +0$/m);
+    expect(run.stdout).toMatch(/^file cycles \(runtime\): +0 /m);
+    expect(run.stdout).toMatch(/^runtime folder loop: +0 of \d+ folders/m);
+  });
+});

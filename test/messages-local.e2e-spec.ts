@@ -1,11 +1,7 @@
 import { createHash } from 'node:crypto';
 import type Anthropic from '@anthropic-ai/sdk';
-import {
-  ANTHROPIC_SDKS,
-  WEATHER_TOOL,
-  messagesCatalog,
-  parseSse,
-} from './support/anthropic-fixtures';
+import { ANTHROPIC_SDKS, WEATHER_TOOL, messagesCatalog } from './support/anthropic-fixtures';
+import { sseEvents } from './support/sse';
 import { startGateway, TEST_KEY, type TestGateway } from './support/gateway';
 
 const SYSTEM = 'You are a test double.';
@@ -254,7 +250,7 @@ describe('the embedded local model on the wire', () => {
       }),
     });
     expect(res.headers.get('content-type')).toContain('text/event-stream');
-    const events = parseSse(await res.text());
+    const events = sseEvents(await res.text());
     for (const e of events) {
       expect((JSON.parse(e.data) as { type: string }).type).toBe(e.event);
     }

@@ -7,13 +7,14 @@ import {
   anthropicMessage,
   messagesCatalog,
   named,
-  parseSse,
   textEvents,
   thinkingToolEvents,
 } from './support/anthropic-fixtures';
+import { sseEvents } from './support/sse';
 import { recordedLines } from './support/chat-fixtures';
 import { FakeUpstream } from './support/fake-upstream';
 import { startGateway, TEST_KEY, type TestGateway } from './support/gateway';
+import { post as httpPost } from './support/http';
 
 const SYSTEM = 'You are a terse assistant.';
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
@@ -48,11 +49,7 @@ function post(
   body: unknown,
   headers: Record<string, string> = {},
 ): Promise<Response> {
-  return fetch(`${gw.origin}${path}`, {
-    method: 'POST',
-    headers: { 'x-api-key': TEST_KEY, 'content-type': 'application/json', ...headers },
-    body: typeof body === 'string' ? body : JSON.stringify(body),
-  });
+  return httpPost(gw.origin, path, body, { 'x-api-key': TEST_KEY, ...headers }, null);
 }
 
 describe.each(ANTHROPIC_SDKS)(
@@ -416,7 +413,7 @@ describe('POST /v1/messages on the wire', () => {
         const res = await post('/v1/messages', body({ stream: true }));
         expect(res.status).toBe(200);
         expect(res.headers.get('content-type')).toContain('text/event-stream');
-        const relayed = parseSse(await res.text());
+        const relayed = sseEvents(await res.text());
         // Byte-for-byte the upstream's data, but for the catalog id in message_start.
         const expected = events.map((e) => ({
           event: e.type,
@@ -474,7 +471,7 @@ describe('POST /v1/messages on the wire', () => {
     const events = textEvents(UPSTREAM_MODEL, ['x']);
     upstream.on('/v1/messages', () => ({ sse: events }));
     const res = await post('/v1/messages', body({ stream: true }));
-    expect(parseSse(await res.text()).map((e) => e.event)).toEqual(
+    expect(sseEvents(await res.text()).map((e) => e.event)).toEqual(
       events.map((e) => (e as { type: string }).type),
     );
   });

@@ -1,23 +1,20 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
+import { MAIN_JS } from './support/global-setup';
 
 const ROOT = join(__dirname, '..');
 
 /**
- * Runs src/main.ts as its own process, as `node dist/main.js` runs in the image, with only
+ * Runs the gateway as its own process, `node dist/main.js` as in the image, with only
  * the given variables (none inherited, so a developer's DATABASE_URL cannot hide a bug).
  */
 function boot(env: Record<string, string>): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(
-      process.execPath,
-      ['-r', 'ts-node/register/transpile-only', join(ROOT, 'src', 'main.ts')],
-      {
-        cwd: ROOT,
-        env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', PORT: '0', ...env },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
-    );
+    const child = spawn(process.execPath, [MAIN_JS], {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', PORT: '0', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let output = '';
     let stopping = false;
     const collect = (chunk: Buffer): void => {

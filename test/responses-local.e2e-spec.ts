@@ -1,6 +1,7 @@
 import OpenAI from 'openai';
 import { startGateway, TEST_KEY, testCatalog, type TestGateway } from './support/gateway';
-import { checkResponseStream, collect, parseSse } from './support/responses-fixtures';
+import { checkResponseStream, collect } from './support/responses-fixtures';
+import { parseSse } from './support/sse';
 
 const INSTRUCTIONS = 'You are a test double.';
 const WEATHER_TOOL = {

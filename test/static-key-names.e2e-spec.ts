@@ -5,7 +5,7 @@ import OpenAI from 'openai';
 import { TEST_KEY, type TestGateway } from './support/gateway';
 import { admin, eventually, gatewayOnStore } from './support/key-store';
 import { describeOnEachStore } from './support/postgres';
-import { sha256Hex } from '../src/auth/keys-file';
+import { sha256Hex } from '../src/keys/key-secret';
 
 const SYSTEM = { role: 'system' as const, content: 'You are a test double.' };
 const SECOND_KEY = 'second-static-key-0123456789';

@@ -1,11 +1,12 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:net';
-import { join } from 'node:path';
 import { chatCompletion, textStream } from './support/chat-fixtures';
 import { FakeUpstream } from './support/fake-upstream';
+import { MAIN_JS } from './support/global-setup';
 import { TEST_KEY, testCatalog } from './support/gateway';
 import { OtlpReceiver, type ReceivedSpan } from './support/otlp-receiver';
+import { post as httpPost } from './support/http';
 
 const SECRET_PROMPT = 'the quarterly numbers are 1234 and confidential';
 const SYSTEM = { role: 'system', content: 'You are terse.' };
@@ -22,7 +23,7 @@ function freePort(): Promise<number> {
 }
 
 /**
- * The gateway as its own process (src/main.ts): the OTLP exporter loads its HTTP module
+ * The gateway as its own process (dist/main.js): the OTLP exporter loads its HTTP module
  * with a dynamic import, which Jest's module sandbox cannot run, and this is how it runs
  * in production anyway.
  */
@@ -30,14 +31,10 @@ async function startProcess(
   env: Record<string, string>,
 ): Promise<{ child: ChildProcess; origin: string }> {
   const port = await freePort();
-  const child = spawn(
-    process.execPath,
-    ['-r', 'ts-node/register/transpile-only', join(__dirname, '..', 'src', 'main.ts')],
-    {
-      env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1', NODE_ENV: 'test' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
+  const child = spawn(process.execPath, [MAIN_JS], {
+    env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1', NODE_ENV: 'test' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   await new Promise<void>((resolve, reject) => {
     const onData = (chunk: Buffer): void => {
@@ -82,15 +79,7 @@ describe('OpenTelemetry traces exported over OTLP/HTTP', () => {
   });
 
   const post = (body: object, headers: Record<string, string> = {}): Promise<Response> =>
-    fetch(`${gw.baseURL}/chat/completions`, {
-      method: 'POST',
-      headers: {
-        authorization: `Bearer ${TEST_KEY}`,
-        'content-type': 'application/json',
-        ...headers,
-      },
-      body: JSON.stringify(body),
-    });
+    httpPost(gw.origin, '/v1/chat/completions', body, headers);
 
   /** The spans of one trace once the batch processor has exported `count` of them. */
   const spansOf = async (traceId: string, count = 1): Promise<ReceivedSpan[]> => {

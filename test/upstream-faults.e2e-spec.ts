@@ -2,7 +2,7 @@ import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { type Fault, FaultUpstream, faultCatalog } from './support/fault-upstream';
 import { startGateway, TEST_KEY, type TestGateway } from './support/gateway';
-import { parseSse } from './support/responses-fixtures';
+import { parseSse } from './support/sse';
 
 /**
  * Issue 11 (upstream side): a fault-injecting upstream on loopback behind every endpoint,
@@ -47,9 +47,9 @@ beforeAll(async () => {
     FAULT_ANTHROPIC_KEY: SECRETS.anthropicKey,
     FAULT_OPENAI_KEY: SECRETS.openaiKey,
     // Long enough for an immediate error to keep its status, short for the silent cases.
-    UPSTREAM_STREAM_HOLD_MS: '1000',
-    SSE_KEEPALIVE_MS: '300',
-    UPSTREAM_HEADERS_TIMEOUT_MS: '4000',
+    UPSTREAM_STREAM_HOLD_MS: '500',
+    SSE_KEEPALIVE_MS: '100',
+    UPSTREAM_HEADERS_TIMEOUT_MS: '2000',
   });
 });
 afterAll(async () => {
@@ -61,7 +61,7 @@ let logMark = 0;
 beforeEach(() => {
   upstream.requests.length = 0;
   upstream.hugeBytes = 10 * 1024 * 1024;
-  upstream.silenceMs = 2000;
+  upstream.silenceMs = 900;
   logMark = gw.rawLogs.length;
 });
 

@@ -7,7 +7,7 @@ import type {
   AuditRepository,
   AuditRow,
 } from '../audit/audit.repository';
-import { Public } from '../auth/public.decorator';
+import { Public } from '../common/public.decorator';
 import { GatewayError, InvalidRequestError } from '../common/errors/gateway-errors';
 import { own } from '../common/own';
 import { isRowId } from '../db/row-id';

@@ -13,13 +13,14 @@ import {
 } from '@nestjs/common';
 import type { Request } from 'express';
 import { ApiKeyService } from '../auth/api-key.service';
-import { Public } from '../auth/public.decorator';
+import { Public } from '../common/public.decorator';
 import { CatalogService } from '../catalog/catalog.service';
 import { GatewayError, InvalidRequestError } from '../common/errors/gateway-errors';
 import { own } from '../common/own';
 import type { KeyStatus, ManagedKeyRecord } from '../keys/key-record';
 import { KeysService } from '../keys/keys.service';
-import { type AdminPrincipal, AdminGuard, principalOf } from './admin.guard';
+import type { AdminPrincipal } from '../console/admin-auth';
+import { AdminGuard, principalOf } from './admin.guard';
 import { type ModelIndex, parseKeyBody } from './key-input';
 import { UsagePipeline } from '../usage/usage.module';
 import { AuditLog } from '../audit/audit-log';

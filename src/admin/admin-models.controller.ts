@@ -1,5 +1,5 @@
 import { Controller, Get, UseGuards } from '@nestjs/common';
-import { Public } from '../auth/public.decorator';
+import { Public } from '../common/public.decorator';
 import { CatalogService } from '../catalog/catalog.service';
 import { AdminGuard } from './admin.guard';
 

@@ -1,12 +1,13 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Req, UseGuards } from '@nestjs/common';
 import type { Request } from 'express';
 import { AuditLog } from '../audit/audit-log';
-import { Public } from '../auth/public.decorator';
+import { Public } from '../common/public.decorator';
 import { GatewayError, InvalidRequestError } from '../common/errors/gateway-errors';
 import { own } from '../common/own';
 import { ConsoleSessions, SessionStoreMissingError } from '../console/console-session';
 import type { StoredSession } from '../console/session-store';
-import { type AdminPrincipal, AdminGuard, principalOf } from './admin.guard';
+import type { AdminPrincipal } from '../console/admin-auth';
+import { AdminGuard, principalOf } from './admin.guard';
 import { auditSource } from './audit-facts';
 
 class AdminOnlyError extends GatewayError {

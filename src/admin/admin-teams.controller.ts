@@ -12,14 +12,15 @@ import {
 import type { Request } from 'express';
 import { diff } from '../audit/audit-entry';
 import { AuditLog } from '../audit/audit-log';
-import { type KeyBudget, budgetWindow } from '../auth/key-policy';
-import { Public } from '../auth/public.decorator';
+import { type KeyBudget, budgetWindow } from '../common/key-policy';
+import { Public } from '../common/public.decorator';
 import { GatewayError, InvalidRequestError } from '../common/errors/gateway-errors';
 import type { BudgetCounterId } from '../usage/budget-counters';
-import { PICO_PER_MICRO, microsToUsd, picoToUsd } from '../usage/money';
+import { PICO_PER_MICRO, microsToUsd, picoToUsd } from '../common/money';
 import type { TeamBudget } from '../usage/team-budgets';
 import { UsagePipeline } from '../usage/usage.module';
-import { type AdminPrincipal, AdminGuard, principalOf } from './admin.guard';
+import type { AdminPrincipal } from '../console/admin-auth';
+import { AdminGuard, principalOf } from './admin.guard';
 import { auditSource } from './audit-facts';
 import { parseBudget } from './key-input';
 

@@ -1,6 +1,6 @@
 import { Controller, Get, Query, Req, Res, UseGuards } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import { Public } from '../auth/public.decorator';
+import { Public } from '../common/public.decorator';
 import { GatewayError, InvalidRequestError } from '../common/errors/gateway-errors';
 import { USAGE_GROUPS, type UsageFilter, type UsageGroup, sumTotals } from '../usage/ledger-row';
 import { UsagePipeline } from '../usage/usage.module';

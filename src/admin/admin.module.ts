@@ -15,7 +15,8 @@ import { AdminSessionsController } from './admin-sessions.controller';
 import { AdminModelsController } from './admin-models.controller';
 import { AdminTeamsController } from './admin-teams.controller';
 import { AdminUsageController } from './admin-usage.controller';
-import { AdminAuth, AdminGuard } from './admin.guard';
+import { AdminAuth } from '../console/admin-auth';
+import { AdminGuard } from './admin.guard';
 import { KeySelfController } from './key-self.controller';
 
 /**
@@ -52,8 +53,7 @@ class AdminBodyParser {
     AdminTeamsController,
     KeySelfController,
   ],
-  providers: [AdminAuth, AdminGuard, AdminBodyParser],
-  exports: [AdminAuth],
+  providers: [AdminGuard, AdminBodyParser],
 })
 export class AdminModule implements NestModule {
   configure(consumer: MiddlewareConsumer): void {

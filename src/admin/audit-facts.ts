@@ -2,8 +2,8 @@ import type { Request } from 'express';
 import type { AuditEntry } from '../audit/audit-entry';
 import { clientOf } from '../console/console-session';
 import type { ManagedKeyRecord } from '../keys/key-record';
-import { microsToUsd } from '../usage/money';
-import type { AdminPrincipal } from './admin.guard';
+import { microsToUsd } from '../common/money';
+import type { AdminPrincipal } from '../console/admin-auth';
 
 /** The audit actor and client address of an admin API call. */
 export function auditSource(

@@ -6,11 +6,11 @@ import {
   type KeyEndpoint,
   globToRegExp,
   isGlob,
-} from '../auth/key-policy';
+} from '../common/key-policy';
 import { InvalidRequestError } from '../common/errors/gateway-errors';
 import { own } from '../common/own';
 import type { KeyChanges, StoredLimits } from '../keys/key-record';
-import { usdToUnits } from '../usage/money';
+import { usdToUnits } from '../common/money';
 
 /** What the admin API needs to know about the catalog to check model patterns. */
 export interface ModelIndex {

@@ -1,9 +1,9 @@
 import { Controller, Get, Inject, Req } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
-import { type BudgetPeriod, budgetWindow } from '../auth/key-policy';
+import { type BudgetPeriod, budgetWindow } from '../common/key-policy';
 import type { GatewayRequest } from '../common/request-context';
 import type { AllConfig } from '../config';
-import { PICO_PER_MICRO, microsToUsd, picoToUsd } from '../usage/money';
+import { PICO_PER_MICRO, microsToUsd, picoToUsd } from '../common/money';
 import { UsagePipeline } from '../usage/usage.module';
 import { AuthenticationError } from '../common/errors/gateway-errors';
 

@@ -1,9 +1,8 @@
-import type { ApiKeyInfo } from '../auth/api-key.service';
-import { type BudgetPeriod, budgetWindow } from '../auth/key-policy';
+import { type ApiKeyInfo, type BudgetPeriod, budgetWindow } from '../common/key-policy';
 import { type ManagedKeyRecord, statusOf } from '../keys/key-record';
 import { maskedSecret } from '../keys/key-secret';
 import type { LedgerRow, UsageGroup, UsageTotals } from '../usage/ledger-row';
-import { microsToUsd, picoToUsd } from '../usage/money';
+import { microsToUsd, picoToUsd } from '../common/money';
 
 const iso = (d: Date | null): string | null => (d === null ? null : d.toISOString());
 

@@ -1,11 +1,11 @@
-import { type ManagedKeyLookup, UNKNOWN_KEY } from './managed-keys';
+import { type ManagedKeyLookup, UNKNOWN_KEY } from '../keys/managed-keys';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Logger } from '@nestjs/common';
 import { fakeAuthConfig } from '../testing/fake-config';
 import { ApiKeyService } from './api-key.service';
-import { sha256Hex } from './keys-file';
+import { sha256Hex } from '../keys/key-secret';
 
 const fakeConfig = fakeAuthConfig;
 

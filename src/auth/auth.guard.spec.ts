@@ -5,7 +5,7 @@ import type { RequestContext } from '../common/request-context';
 import { fakeAuthConfig } from '../testing/fake-config';
 import { ApiKeyService } from './api-key.service';
 import { AuthGuard } from './auth.guard';
-import { Public } from './public.decorator';
+import { Public } from '../common/public.decorator';
 
 const fakeConfig = fakeAuthConfig;
 

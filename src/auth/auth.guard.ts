@@ -2,10 +2,10 @@ import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { PermissionDeniedError } from '../common/errors/gateway-errors';
 import type { GatewayRequest } from '../common/request-context';
-import { type ApiKeyInfo, ApiKeyService } from './api-key.service';
+import { ApiKeyService } from './api-key.service';
+import { type ApiKeyInfo, endpointOfPath } from '../common/key-policy';
 import { authenticateRequest } from './authenticate';
-import { endpointOfPath } from './key-policy';
-import { IS_PUBLIC } from './public.decorator';
+import { IS_PUBLIC } from '../common/public.decorator';
 
 /**
  * Global guard: every route needs a client key (see authenticate.ts) unless it is marked

@@ -2,8 +2,9 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { AuthenticationError, AuthThrottledError } from '../common/errors/gateway-errors';
 import type { RequestContext } from '../common/request-context';
 import { hasIssuedShape } from '../keys/key-secret';
-import type { ApiKeyInfo, ApiKeyService } from './api-key.service';
-import type { KeyVerdict } from './managed-keys';
+import type { ApiKeyService } from './api-key.service';
+import type { ApiKeyInfo } from '../common/key-policy';
+import type { KeyVerdict } from '../keys/managed-keys';
 
 function bearer(header: string | undefined): string | undefined {
   if (header === undefined) {

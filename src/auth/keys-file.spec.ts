@@ -2,7 +2,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigValidationError } from '../config';
-import { loadKeysFile, parseKeysFile, sha256Hex } from './keys-file';
+import { loadKeysFile, parseKeysFile } from './keys-file';
+import { sha256Hex } from '../keys/key-secret';
 
 function problems(text: string, env: NodeJS.ProcessEnv = {}): string[] {
   try {

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { plainToInstance, Type } from 'class-transformer';
 import {
@@ -10,13 +9,14 @@ import {
   Matches,
   Min,
   ValidateNested,
-  ValidationError,
   validateSync,
 } from 'class-validator';
 import { parse as parseYaml } from 'yaml';
 import { ConfigValidationError } from '../config';
-import type { RateLimits } from '../config/limits.config';
+import type { LimitOverrides } from '../common/key-policy';
 import { own } from '../common/own';
+import { validationProblems } from '../common/validation/validation-problems';
+import { sha256Hex } from '../keys/key-secret';
 
 /**
  * The keys file (`GATEWAY_KEYS_FILE`): client keys and what applies to each. Keys are
@@ -64,9 +64,6 @@ export class KeysFileSchema {
   @IsArray() @ValidateNested({ each: true }) @Type(() => KeyEntrySchema) keys!: KeyEntrySchema[];
 }
 
-/** Limits as configured: absent fields fall back to the next level (file defaults, env). */
-export type LimitOverrides = Partial<RateLimits>;
-
 export interface KeyFileEntry {
   /** SHA-256 (lower-case hex) of the key. */
   hash: string;
@@ -86,17 +83,6 @@ export interface KeysFile {
 }
 
 const VALIDATION = { whitelist: true, forbidNonWhitelisted: true, forbidUnknownValues: true };
-
-function flatten(errors: ValidationError[], prefix: string, out: string[]): void {
-  for (const e of errors) {
-    const key = /^\d+$/.test(e.property) ? `${prefix}[${e.property}]` : `${prefix}.${e.property}`;
-    const path = key.replace(/^\./, '');
-    for (const message of Object.values(e.constraints ?? {})) {
-      out.push(`${path}: ${message}`);
-    }
-    flatten(e.children ?? [], path, out);
-  }
-}
 
 function toOverrides(schema: RateLimitsSchema | undefined): LimitOverrides {
   const out: LimitOverrides = {};
@@ -125,7 +111,7 @@ function modelLimits(
       continue;
     }
     const schema = plainToInstance(RateLimitsSchema, value);
-    flatten(validateSync(schema, VALIDATION), `${where}.${model}`, problems);
+    validationProblems(validateSync(schema, VALIDATION), `${where}.${model}`, problems);
     out.set(model, toOverrides(schema));
   }
   return out;
@@ -147,7 +133,7 @@ export function parseKeysFile(text: string, env: NodeJS.ProcessEnv, source: stri
   }
   const file = plainToInstance(KeysFileSchema, raw);
   const problems: string[] = [];
-  flatten(validateSync(file, VALIDATION), '', problems);
+  validationProblems(validateSync(file, VALIDATION), '', problems);
   if (problems.length > 0) {
     return fail(problems);
   }
@@ -160,8 +146,8 @@ export function parseKeysFile(text: string, env: NodeJS.ProcessEnv, source: stri
       problems.push(`${where}: give exactly one of sha256 or key_env`);
     } else if (entry.sha256 !== undefined) {
       hash = entry.sha256.toLowerCase();
-    } else {
-      const value = own(env, entry.key_env!)?.trim();
+    } else if (entry.key_env !== undefined) {
+      const value = own(env, entry.key_env)?.trim();
       if (value) {
         hash = sha256Hex(value);
       } else {
@@ -201,9 +187,4 @@ export function loadKeysFile(path: string, env: NodeJS.ProcessEnv = process.env)
     ]);
   }
   return parseKeysFile(text, env, path);
-}
-
-/** SHA-256 of a key, lower-case hex: how keys are looked up and written in the keys file. */
-export function sha256Hex(value: string): string {
-  return createHash('sha256').update(value).digest('hex');
 }

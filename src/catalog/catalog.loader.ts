@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { plainToInstance } from 'class-transformer';
-import { ValidationError, validateSync } from 'class-validator';
+import { validateSync } from 'class-validator';
 import { parse as parseYaml } from 'yaml';
 import type { WireFormat } from '../core/canonical';
 import {
@@ -22,6 +22,7 @@ import type {
 } from './catalog.types';
 import type { ProviderDescriptor, ProviderKinds } from './provider-kind';
 import { own, setOwn } from '../common/own';
+import { validationProblems } from '../common/validation/validation-problems';
 
 /** The catalog file is unusable; `problems` lists every reason, each with its path. */
 export class CatalogError extends Error {
@@ -31,17 +32,6 @@ export class CatalogError extends Error {
   ) {
     super(`Invalid catalog ${source}:\n  - ${problems.join('\n  - ')}`);
     this.name = 'CatalogError';
-  }
-}
-
-function flatten(errors: ValidationError[], prefix: string, out: string[]): void {
-  for (const e of errors) {
-    const key = /^\d+$/.test(e.property) ? `${prefix}[${e.property}]` : `${prefix}.${e.property}`;
-    const path = key.replace(/^\./, '');
-    for (const message of Object.values(e.constraints ?? {})) {
-      out.push(`${path}: ${message}`);
-    }
-    flatten(e.children ?? [], path, out);
   }
 }
 
@@ -94,7 +84,9 @@ function toProvider(
   problems: string[],
 ): CatalogProvider {
   const fromEnv = p.base_url_env ? own(env, p.base_url_env) : undefined;
-  const baseUrl = (fromEnv || p.base_url || kind.defaultBaseUrl || '').replace(/\/+$/, '');
+  const fallback =
+    typeof kind.defaultBaseUrl === 'function' ? kind.defaultBaseUrl(settings) : kind.defaultBaseUrl;
+  const baseUrl = (fromEnv || p.base_url || fallback || '').replace(/\/+$/, '');
   if (kind.needsBaseUrl && !baseUrl) {
     problems.push(`${where}.base_url: provider '${p.name}' needs base_url or a set base_url_env`);
   }
@@ -287,7 +279,7 @@ export function parseCatalog(
   const file = plainToInstance(CatalogFileSchema, raw);
   // Unknown keys are errors: a misspelled api_key_env would otherwise hide a provider.
   const options = { forbidUnknownValues: true, whitelist: true, forbidNonWhitelisted: true };
-  flatten(validateSync(file, options), '', problems);
+  validationProblems(validateSync(file, options), '', problems);
   if (problems.length > 0) {
     throw new CatalogError(source, problems);
   }

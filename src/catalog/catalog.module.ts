@@ -1,7 +1,6 @@
 import { Module } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { DiscoveryModule, DiscoveryService } from '@nestjs/core';
-import { AuthModule } from '../auth/auth.module';
 import type { AllConfig } from '../config';
 import { loadCatalog } from './catalog.loader';
 import { discoverProviderKinds } from './provider-kind';
@@ -13,8 +12,9 @@ import { ModelsController } from './models.controller';
  * are the descriptors on the drivers the upstream module registers (@ProviderDriverFor).
  */
 @Module({
-  // AuthModule: for the key's model scope in GET /v1/models.
-  imports: [DiscoveryModule, AuthModule],
+  // GET /v1/models reads the key's model scope from the request (the global AuthGuard put
+  // the key there), so the catalog needs nothing of the auth module.
+  imports: [DiscoveryModule],
   controllers: [ModelsController],
   providers: [
     {

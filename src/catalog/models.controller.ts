@@ -1,5 +1,5 @@
 import { Controller, Get, Headers, Param, Query, Req } from '@nestjs/common';
-import { keyMayUseModel } from '../auth/key-policy';
+import { keyMayUseModel } from '../common/key-policy';
 import { ModelNotFoundError } from '../common/errors/gateway-errors';
 import type { GatewayRequest } from '../common/request-context';
 import { CatalogService } from './catalog.service';

@@ -39,8 +39,11 @@ export interface ProviderDescriptor {
   readonly needsKey: boolean;
   /** False for in-process providers, which call no URL. */
   readonly needsBaseUrl: boolean;
-  /** The base URL when the entry sets neither `base_url` nor a set `base_url_env`. */
-  readonly defaultBaseUrl?: string;
+  /**
+   * The base URL when the entry sets neither `base_url` nor a set `base_url_env`; a
+   * function of the entry's settings when it depends on them (a cloud region).
+   */
+  readonly defaultBaseUrl?: string | ((settings: Readonly<Record<string, string>>) => string);
   /** Extra keys a provider entry of this kind may set, kept in `CatalogProvider.settings`. */
   readonly settings?: readonly ProviderSetting[];
   /**

@@ -1,5 +1,5 @@
 import type { Request, Response } from 'express';
-import type { ApiKeyInfo } from '../auth/api-key.service';
+import type { ApiKeyInfo } from './key-policy';
 import type { CanonicalUsage } from '../core/canonical';
 
 /**

@@ -1,4 +1,4 @@
-import { consoleConfig } from '../console/console.config';
+import { consoleConfig } from './console.config';
 import { parseEnvBool } from './env-bool';
 import { ConfigValidationError, validateEnvironment } from './index';
 import { readObservabilityConfig } from './observability.config';

@@ -7,8 +7,8 @@ import { LimitsConfig, LimitsEnv, limitsConfig } from './limits.config';
 import { ProtectionsConfig, ProtectionsEnv, protectionsConfig } from './protections.config';
 import { StoreConfig, StoreEnv, storeConfig } from './store.config';
 import { UpstreamConfig, UpstreamEnv, upstreamConfig } from './upstream.config';
-import { ConsoleConfig, ConsoleEnv, consoleConfig } from '../console/console.config';
-import { AuditConfig, AuditEnv, auditConfig } from '../audit/audit.config';
+import { ConsoleConfig, ConsoleEnv, consoleConfig } from './console.config';
+import { AuditConfig, AuditEnv, auditConfig } from './audit.config';
 import { collectEnvProblems } from './validate-env';
 
 /** Every typed config namespace, for `ConfigService<AllConfig, true>`. */

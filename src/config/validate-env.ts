@@ -1,15 +1,7 @@
 import { ClassConstructor, plainToInstance } from 'class-transformer';
-import { ValidationError, validateSync } from 'class-validator';
+import { validateSync } from 'class-validator';
 import { setOwn } from '../common/own';
-
-function flatten(errors: ValidationError[], out: string[]): void {
-  for (const e of errors) {
-    for (const message of Object.values(e.constraints ?? {})) {
-      out.push(`${e.property}: ${message}`);
-    }
-    flatten(e.children ?? [], out);
-  }
-}
+import { validationProblems } from '../common/validation/validation-problems';
 
 /** Unset and empty variables both mean "use the default". */
 function nonEmpty(env: Record<string, unknown>): Record<string, unknown> {
@@ -39,7 +31,7 @@ export function collectEnvProblems(
   const problems: string[] = [];
   for (const schema of schemas) {
     const instance = plainToInstance(schema, nonEmpty(env), TRANSFORM);
-    flatten(validateSync(instance, { skipMissingProperties: false }), problems);
+    validationProblems(validateSync(instance, { skipMissingProperties: false }), '', problems);
   }
   return problems;
 }

@@ -8,7 +8,7 @@ import { GatewayError } from '../common/errors/gateway-errors';
 import type { AllConfig } from '../config';
 import { DATABASE } from '../db/db.module';
 import type { OpenDatabase } from '../db/database';
-import type { ConsoleOidcConfig } from './console.config';
+import type { ConsoleOidcConfig } from '../config/console.config';
 import { CookieSeal } from './sealed-cookie';
 import {
   type ConsoleRole,

@@ -2,9 +2,8 @@ import { Module, type OnModuleInit } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import type { Application } from 'express';
 import type { Logger } from 'pino';
-import { AdminAuth } from '../admin/admin.guard';
-import { AdminModule } from '../admin/admin.module';
 import { AuditLog } from '../audit/audit-log';
+import { AdminAuth } from './admin-auth';
 import { ConsoleSessions } from './console-session';
 import { ConsoleSessionModule } from './console-session.module';
 import { consoleRouter } from './console.router';
@@ -13,7 +12,7 @@ import { consoleRouter } from './console.router';
  * The web console at CONSOLE_PATH. Its router is mounted on that prefix alone, so its
  * security headers, sessions and static files never run for the generation endpoints.
  */
-@Module({ imports: [ConsoleSessionModule, AdminModule] })
+@Module({ imports: [ConsoleSessionModule] })
 export class ConsoleModule implements OnModuleInit {
   constructor(
     private readonly adapter: HttpAdapterHost,

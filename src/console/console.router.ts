@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import express, { type NextFunction, type Request, type Response, Router } from 'express';
 import helmet from 'helmet';
-import type { AdminAuth } from '../admin/admin.guard';
+import type { AdminAuth } from './admin-auth';
 import { GatewayError } from '../common/errors/gateway-errors';
 import { own, setOwn } from '../common/own';
 import { Logger } from '@nestjs/common';

@@ -1,4 +1,4 @@
-import type { ConsoleOidcConfig } from './console.config';
+import type { ConsoleOidcConfig } from '../config/console.config';
 import { identify, OidcSignInError } from './oidc';
 
 const config: ConsoleOidcConfig = {

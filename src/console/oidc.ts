@@ -1,6 +1,6 @@
 import type { BaseClient } from 'openid-client';
 import { own } from '../common/own';
-import type { ConsoleOidcConfig } from './console.config';
+import type { ConsoleOidcConfig } from '../config/console.config';
 import type { ConsoleRole } from './console-session';
 
 /** What a sign-in in progress keeps between the redirect out and the callback. */

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { OpenDatabase } from '../db/database';
-import type { SigninThrottleConfig } from './console.config';
+import type { SigninThrottleConfig } from '../config/console.config';
 
 /** The outcome of asking to try a sign-in. */
 export type SigninAttempt = { allowed: true } | { allowed: false; retryAfterSeconds: number };

@@ -1,7 +1,7 @@
 import { MODULE_METADATA, PATH_METADATA } from '@nestjs/common/constants';
 import { ENDPOINTS } from '../catalog/catalog.schema';
 import { envelopeForPath } from '../common/errors/global-exception.filter';
-import { KEY_ENDPOINTS, endpointOfPath } from '../auth/key-policy';
+import { KEY_ENDPOINTS, endpointOfPath } from '../common/key-policy';
 import { WIRE_FORMATS } from './wire-formats';
 
 /** A minimal valid generation body of each format, for its decoder. */

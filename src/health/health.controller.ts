@@ -1,6 +1,6 @@
 import { Controller, Get } from '@nestjs/common';
 import { GatewayError } from '../common/errors/gateway-errors';
-import { Public } from '../auth/public.decorator';
+import { Public } from '../common/public.decorator';
 import { CatalogService } from '../catalog/catalog.service';
 import { ShutdownState } from './shutdown.state';
 

@@ -1,7 +1,6 @@
 import { Logger } from '@nestjs/common';
-import type { ApiKeyInfo } from '../auth/api-key.service';
-import { type KeyEndpoint, ModelScope } from '../auth/key-policy';
-import { type KeyVerdict, type ManagedKeyLookup, UNKNOWN_KEY } from '../auth/managed-keys';
+import { type ApiKeyInfo, type KeyEndpoint, ModelScope } from '../common/key-policy';
+import { type KeyVerdict, type ManagedKeyLookup, UNKNOWN_KEY } from './managed-keys';
 import { KeyStoreUnavailableError } from '../common/errors/gateway-errors';
 import type { KeyRepository, ManagedKeyRecord, SecretMatch } from './key-record';
 import { NegativeCache, type NegativeCacheOptions } from './negative-cache';

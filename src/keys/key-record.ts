@@ -1,4 +1,4 @@
-import type { BudgetPeriod, KeyEndpoint } from '../auth/key-policy';
+import type { BudgetPeriod, KeyEndpoint } from '../common/key-policy';
 
 /** Rate-limit overrides as stored and as the admin API shows them (0: unlimited). */
 export interface StoredLimits {

@@ -1,5 +1,4 @@
-import { randomBytes } from 'node:crypto';
-import { sha256Hex } from '../auth/keys-file';
+import { createHash, randomBytes } from 'node:crypto';
 
 /** Recognisable prefix of every secret the gateway issues (secret scanners key on it). */
 export const SECRET_PREFIX = 'gw-';
@@ -45,4 +44,9 @@ export function newKeyId(): string {
 /** What list views show of a secret. */
 export function maskedSecret(prefix: string, last4: string): string {
   return `${prefix}…${last4}`;
+}
+
+/** SHA-256 of a key, lower-case hex: how keys are looked up and written in the keys file. */
+export function sha256Hex(value: string): string {
+  return createHash('sha256').update(value).digest('hex');
 }

@@ -1,6 +1,6 @@
 import { Global, Inject, Injectable, Module, type OnModuleInit } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
-import { MANAGED_KEYS } from '../auth/managed-keys';
+import { MANAGED_KEYS } from './managed-keys';
 import type { AllConfig } from '../config';
 import { DATABASE } from '../db/db.module';
 import type { OpenDatabase } from '../db/database';

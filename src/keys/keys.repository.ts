@@ -1,5 +1,5 @@
 import { type Kysely, type Selectable, sql } from 'kysely';
-import { type BudgetPeriod, type KeyEndpoint, keyEndpointOf } from '../auth/key-policy';
+import { type BudgetPeriod, type KeyEndpoint, keyEndpointOf } from '../common/key-policy';
 import type { ApiKeysTable, Database } from '../db/schema';
 import type {
   KeyChanges,

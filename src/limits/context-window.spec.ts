@@ -1,7 +1,7 @@
 import { Tiktoken, type TiktokenBPE } from 'js-tiktoken/lite';
 import type { ConfigService } from '@nestjs/config';
-import type { ApiKeyInfo, ApiKeyService } from '../auth/api-key.service';
-import { ModelScope } from '../auth/key-policy';
+import type { ApiKeyService } from '../auth/api-key.service';
+import { type ApiKeyInfo, ModelScope } from '../common/key-policy';
 import { CatalogService } from '../catalog/catalog.service';
 import type { CatalogModel } from '../catalog/catalog.types';
 import { ContextLengthExceededError } from '../common/errors/gateway-errors';

@@ -1,5 +1,5 @@
 import { Controller, Get } from '@nestjs/common';
-import { Public } from '../auth/public.decorator';
+import { Public } from '../common/public.decorator';
 import { LimitsHealth, type LimitsHealthSnapshot } from './limits-health';
 
 /** `GET /health/limits`: rate-limit storage and its failure counters (public, like /health). */

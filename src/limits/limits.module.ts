@@ -5,6 +5,7 @@ import { CatalogModule } from '../catalog/catalog.module';
 import type { AllConfig } from '../config';
 import { LimitsHealth } from './limits-health';
 import { LimitsHealthController } from './limits-health.controller';
+import { LimitsMetrics } from './limits-metrics';
 import { LimitsService } from './limits.service';
 import { MemoryRateLimitStore } from './rate/memory.store';
 import { RATE_LIMIT_STORE, type RateLimitStore } from './rate/rate-limit.store';
@@ -21,6 +22,7 @@ import { RequestLimitsGuard } from './request-limits.guard';
   controllers: [LimitsHealthController],
   providers: [
     LimitsHealth,
+    LimitsMetrics,
     {
       provide: RATE_LIMIT_STORE,
       inject: [ConfigService, LimitsHealth],

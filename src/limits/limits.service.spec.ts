@@ -2,7 +2,8 @@ import { EventEmitter } from 'node:events';
 import type { ExecutionContext } from '@nestjs/common';
 import type { ConfigService } from '@nestjs/config';
 import { Reflector } from '@nestjs/core';
-import type { ApiKeyInfo, ApiKeyService } from '../auth/api-key.service';
+import type { ApiKeyService } from '../auth/api-key.service';
+import type { ApiKeyInfo } from '../common/key-policy';
 import { CatalogService } from '../catalog/catalog.service';
 import type { CatalogModel } from '../catalog/catalog.types';
 import {

@@ -8,8 +8,8 @@ import {
   Optional,
 } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
-import { type ApiKeyInfo, ApiKeyService } from '../auth/api-key.service';
-import { keyMayUseModel } from '../auth/key-policy';
+import { ApiKeyService } from '../auth/api-key.service';
+import { type ApiKeyInfo, keyMayUseModel } from '../common/key-policy';
 import { CatalogService } from '../catalog/catalog.service';
 import type { CatalogModel } from '../catalog/catalog.types';
 import {
@@ -19,7 +19,7 @@ import {
 import { envelopeForPath } from '../common/errors/global-exception.filter';
 import type { GatewayRequest, GatewayResponse } from '../common/request-context';
 import type { AllConfig, LimitsConfig } from '../config';
-import { BUDGET_GATE, type BudgetGate, DetachedWithBudgetError } from './budget-gate';
+import { BUDGET_GATE, type BudgetGate, DetachedWithBudgetError } from '../usage/budget.gate';
 import type { LimitFacts } from './limit-facts';
 import { LimitsHealth } from './limits-health';
 import {

@@ -15,16 +15,10 @@ import { LimitsService } from './limits.service';
 export const REQUEST_LIMITS = 'gateway:requestLimits';
 
 /**
- * Runs request limits (400) and rate limits (429) for this route, reading the body with
- * the format's pure `extractor`. Place it above the route's `@UseGuards(...)` line so the
- * cheaper checks declared there (the system-prompt rule) run first and a request they
- * refuse costs the client no quota:
- *
- * ```ts
- * @RequestLimits(chatLimitFacts)
- * @RequireSystemPrompt(chatSystemPrompt)
- * @UseGuards(SystemPromptGuard)
- * ```
+ * Runs request limits (400) and rate limits (429) for a route that generates nothing
+ * (e.g. reading a stored response), reading the body and query with the format's pure
+ * `extractor`. Generation routes do not use it: their admission (the generation guard)
+ * runs the limits after the cheaper checks, so that a request those refuse costs no quota.
  */
 export const RequestLimits = (extractor: LimitsExtractor): MethodDecorator =>
   applyDecorators(SetMetadata(REQUEST_LIMITS, extractor), UseGuards(RequestLimitsGuard));

@@ -1,6 +1,6 @@
 import type { CatalogModel } from '../catalog/catalog.types';
 import { testModel } from '../testing/test-model';
-import { costPico, tokenPrices } from '../usage/cost';
+import { costPico, tokenPrices } from '../catalog/cost';
 import {
   reachableModels,
   reservedPromptTokens,

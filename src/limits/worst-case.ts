@@ -1,17 +1,6 @@
 import type { CatalogModel } from '../catalog/catalog.types';
-import { type TokenPrices, tokenPrices } from '../usage/cost';
+import { pricesOf } from '../catalog/cost';
 import { familyProfile } from './tokens/token-estimator';
-
-const pricesByModel = new WeakMap<CatalogModel, TokenPrices>();
-
-function pricesOf(model: CatalogModel): TokenPrices {
-  let prices = pricesByModel.get(model);
-  if (prices === undefined) {
-    prices = tokenPrices(model.pricing);
-    pricesByModel.set(model, prices);
-  }
-  return prices;
-}
 
 const max = (a: bigint, b: bigint): bigint => (a > b ? a : b);
 

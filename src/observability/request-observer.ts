@@ -1,10 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import type { Attributes } from '@opentelemetry/api';
 import { CatalogService } from '../catalog/catalog.service';
+import { costUsd } from '../catalog/cost';
 import type { GatewayRequest, GatewayResponse } from '../common/request-context';
-import { costOf } from '../policy/protections/judge/judge-client';
 import { MetricsService, type RequestFacts } from './metrics/metrics.service';
-import { observeRequest, observedRequest } from './observed-request';
+import { observeRequest, observedRequest } from '../common/observed-request';
+import { traceOf } from './tracing/trace-of';
 import { TracingService } from './tracing/tracing.service';
 
 /** How the access log saw a response end. */
@@ -60,13 +61,13 @@ export class RequestObserver {
           : since(observed.upstreamFirstByteAt, observed.upstreamSentAt),
       firstTokenSeconds: since(observed?.firstEventAt, ctx.startedAt),
       usage: ctx.usage,
-      costUsd: ctx.usage && model ? costOf(ctx.usage, model.pricing) : undefined,
+      costUsd: ctx.usage && model ? costUsd(ctx.usage, model) : undefined,
       errorCode,
       protections: ctx.protections,
       protectionUsage: ctx.protectionUsage,
     };
     this.metrics.requestEnded(facts);
-    const trace = observed?.trace;
+    const trace = traceOf(req);
     if (trace !== undefined) {
       trace.span.updateName(`${req.method} ${endpoint}`);
       trace.end(

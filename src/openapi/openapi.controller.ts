@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { Controller, Get, Header, Inject, Param, Req, Res } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import { Public } from '../auth/public.decorator';
+import { Public } from '../common/public.decorator';
 import { RouteNotFoundError } from '../common/errors/gateway-errors';
 import { own } from '../common/own';
 import { OPENAPI_DOCUMENT, type OpenApiDocument } from './openapi.module-tokens';

@@ -372,7 +372,7 @@ export function mergeDocument(base: OpenApiDocument, extra: Obj, source: string)
   return base;
 }
 
-/** The admin API's document names this file (the issue-14 branch ships it). */
+/** The names the admin API's document may have (docs/admin-openapi.yaml in this repository). */
 export const ADMIN_DOCUMENT_FILES = [
   'admin-openapi.json',
   'admin-openapi.yaml',

@@ -1,5 +1,4 @@
-import type { ApiKeyInfo } from '../auth/api-key.service';
-import { ModelScope } from '../auth/key-policy';
+import { type ApiKeyInfo, ModelScope } from '../common/key-policy';
 import { ObjectOwnership, OwnershipUnavailableError, accessOf } from './object-ownership.service';
 import { MemoryOwnerStore, type OwnedObject, type OwnerStore } from './owner-store';
 

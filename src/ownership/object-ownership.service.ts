@@ -1,6 +1,5 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import type { ApiKeyInfo } from '../auth/api-key.service';
-import { keyMayUseModel } from '../auth/key-policy';
+import { type ApiKeyInfo, keyMayUseModel } from '../common/key-policy';
 import { GatewayError } from '../common/errors/gateway-errors';
 import type { OwnedObject, OwnerStore } from './owner-store';
 

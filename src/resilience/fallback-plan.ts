@@ -1,8 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { keyMayUseModel } from '../auth/key-policy';
+import { keyMayUseModel, type ApiKeyInfo } from '../common/key-policy';
 import { CatalogService } from '../catalog/catalog.service';
 import type { CatalogModel } from '../catalog/catalog.types';
-import type { ApiKeyInfo } from '../auth/api-key.service';
 import type { GatewayRequest } from '../common/request-context';
 import type { WireFormat } from '../core/canonical';
 

@@ -16,7 +16,6 @@ import type { GatewayRequest, GatewayResponse } from '../common/request-context'
 import type { AllConfig } from '../config';
 import type { CanonicalUsage } from '../core/canonical';
 import type { UpstreamConfig } from '../config/upstream.config';
-import { linkUpstreamSignal } from '../observability/observed-request';
 import { setCallTimeouts } from '../upstream/call-timeouts';
 import type { CallContext, UpstreamProvider } from '../upstream/provider.interface';
 import { ProviderRegistry } from '../upstream/provider-registry';
@@ -25,7 +24,7 @@ import { type Candidate, capacityWaitMs, pickDeployment } from './deployment-pic
 import { HealthBoard } from './health-board';
 import { backoffMs, isRetryable } from './retry-policy';
 import { RetryBudget } from './retry-budget';
-import { CallAbort, type CallSignal } from '../upstream/call-signal';
+import { CallAbort, type CallSignal, linkUpstreamSignal } from '../upstream/call-signal';
 
 export const MODEL_HEADER = 'x-gateway-model';
 export const DEPLOYMENT_HEADER = 'x-gateway-deployment';

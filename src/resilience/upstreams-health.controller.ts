@@ -1,5 +1,5 @@
 import { Controller, Get } from '@nestjs/common';
-import { Public } from '../auth/public.decorator';
+import { Public } from '../common/public.decorator';
 import { type DeploymentView, HealthBoard } from './health-board';
 
 /** Breaker state of every deployment; public like the other health probes. */

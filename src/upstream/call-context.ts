@@ -1,7 +1,6 @@
 import { FlowControl } from '../common/sse/flow-control';
 import type { GatewayRequest, GatewayResponse } from '../common/request-context';
-import { linkUpstreamSignal } from '../observability/observed-request';
-import { CallAbort } from './call-signal';
+import { CallAbort, linkUpstreamSignal } from './call-signal';
 import type { CallContext } from './provider.interface';
 
 /** Why an upstream call was cancelled when its response closed: an AbortError, as abort() gives. */

@@ -1,5 +1,19 @@
-import type { ObservedRequest } from '../observability/observed-request';
-import type { CallTimeouts } from './call-timeouts';
+import { type ObservedRequest, observedRequest } from '../common/observed-request';
+
+/**
+ * Per-call deadlines the upstream client applies (undici's per-request `headersTimeout`
+ * and `bodyTimeout`, and an agent per connect timeout), carried by the call's signal so
+ * that no provider has to carry them: the resilience layer sets them for each attempt,
+ * the client reads them in `send`.
+ */
+export interface CallTimeouts {
+  /** TCP (and TLS) connect: picks the client's agent with that connect timeout. */
+  connectMs?: number;
+  /** Time to the response headers (first byte). */
+  headersMs: number;
+  /** Longest silence between two body chunks. */
+  bodyMs: number;
+}
 
 /**
  * The abort signal of an upstream call: the part of `AbortSignal` that the gateway and
@@ -95,4 +109,14 @@ export class CallAbort implements CallSignal {
       listeners.splice(at, 1);
     }
   }
+}
+
+/** Ties an upstream call's abort signal to its request (see createCallContext). */
+export function linkUpstreamSignal(signal: CallAbort, req: object): void {
+  signal.observed = observedRequest(req);
+}
+
+/** The request an upstream call belongs to; undefined for the gateway's own calls (judges). */
+export function observedBySignal(signal: CallSignal): ObservedRequest | undefined {
+  return signal instanceof CallAbort ? signal.observed : undefined;
 }

@@ -9,7 +9,8 @@ import type { UpstreamHttpClient, UpstreamResponse } from './upstream-http.clien
 
 /** Turns an upstream's stream events into canonical events; one instance per stream. */
 export interface StreamDecoder {
-  push(event: Record<string, unknown>): CanonicalEvent[];
+  /** `name`: the frame's event name (SSE `event:`, event-stream `:event-type`), if any. */
+  push(event: Record<string, unknown>, name?: string): CanonicalEvent[];
   /** The body ended; throws when the stream was cut short. */
   end(): CanonicalEvent[];
 }
@@ -117,7 +118,7 @@ export function canonicalCall(call: CanonicalCall): Observable<CanonicalEvent> {
               if (frame.event === 'error' && data.type === undefined) {
                 data = { type: 'error', error: data.error ?? data };
               }
-              for (const event of decoder.push(data)) {
+              for (const event of decoder.push(data, frame.event)) {
                 subscriber.next(event);
               }
             } catch (e) {

@@ -4,7 +4,6 @@ import type { Observable } from 'rxjs';
 import type { StreamFraming } from '../catalog/provider-kind';
 import type { SseFrame } from '../common/sse/sse-writer';
 import type { AllConfig } from '../config';
-import { observedBySignal } from '../observability/observed-request';
 import { AgentPool } from './agent-pool';
 import { callTimeoutsOf } from './call-timeouts';
 import type { CallContext } from './provider.interface';
@@ -20,7 +19,7 @@ import {
   upstreamHttpError,
 } from './upstream-body';
 import { mapTransportError } from './upstream-errors';
-import type { CallSignal } from './call-signal';
+import { type CallSignal, observedBySignal } from './call-signal';
 
 export type { UpstreamResponse } from './upstream-body';
 export { mapTransportError } from './upstream-errors';

@@ -7,9 +7,11 @@ import type { AllConfig } from '../config';
 import { ProviderRegistry } from './provider-registry';
 import { AnthropicDriver } from './providers/anthropic/anthropic.provider';
 import { AzureOpenAiDriver } from './providers/azure-openai/azure-openai.provider';
+import { BedrockDriver } from './providers/bedrock/bedrock.provider';
 import { GeminiDriver } from './providers/gemini/gemini.provider';
 import { LocalDriver } from './providers/local/local.provider';
 import { OpenAiCompatibleDriver, OpenAiDriver } from './providers/openai/openai.provider';
+import { VertexDriver } from './providers/vertex/vertex.provider';
 import { Redactor } from './redactor';
 import { UpstreamHttpClient } from './upstream-http.client';
 
@@ -35,6 +37,8 @@ import { UpstreamHttpClient } from './upstream-http.client';
     LocalDriver,
     AzureOpenAiDriver,
     GeminiDriver,
+    BedrockDriver,
+    VertexDriver,
   ],
   exports: [ProviderRegistry, UpstreamHttpClient, Redactor],
 })

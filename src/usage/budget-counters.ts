@@ -1,5 +1,5 @@
 import { type Kysely, type RawBuilder, sql } from 'kysely';
-import type { BudgetPeriod } from '../auth/key-policy';
+import type { BudgetPeriod } from '../common/key-policy';
 import type { Database } from '../db/schema';
 
 /** One budget in one period: a key's or a team's, from `start` (epoch ms) on. */

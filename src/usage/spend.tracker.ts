@@ -1,5 +1,5 @@
 import { Logger } from '@nestjs/common';
-import { type BudgetPeriod, budgetWindow } from '../auth/key-policy';
+import { type BudgetPeriod, budgetWindow } from '../common/key-policy';
 import type { LedgerRow, UsageRepository } from './ledger-row';
 
 /** Backstop: a key's spend is re-read this often even if no notification arrives. */

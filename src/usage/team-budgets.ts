@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { type Kysely, sql } from 'kysely';
-import type { KeyBudget, BudgetPeriod } from '../auth/key-policy';
+import type { KeyBudget, BudgetPeriod } from '../common/key-policy';
 import type { DbEvents } from '../db/events';
 import type { Database } from '../db/schema';
 

@@ -4,6 +4,7 @@ import {
   Inject,
   Injectable,
   Module,
+  type OnApplicationBootstrap,
   type OnApplicationShutdown,
   type OnModuleInit,
 } from '@nestjs/common';
@@ -12,10 +13,10 @@ import { CatalogModule } from '../catalog/catalog.module';
 import { CatalogService } from '../catalog/catalog.service';
 import type { AllConfig } from '../config';
 import { DATABASE } from '../db/db.module';
+import { MetricsService } from '../observability/metrics/metrics.service';
 import type { OpenDatabase } from '../db/database';
-import { BUDGET_GATE } from '../limits/budget-gate';
 import { BudgetCounters } from './budget-counters';
-import { ReservingBudgetGate } from './budget.gate';
+import { BUDGET_GATE, ReservingBudgetGate } from './budget.gate';
 import { USAGE_REPOSITORY, type UsageRepository } from './ledger-row';
 import { LedgerWriter } from './ledger.writer';
 import { LedgerRetention } from './retention';
@@ -123,6 +124,50 @@ export class UsagePipeline implements OnModuleInit, OnApplicationShutdown {
 }
 
 /**
+ * The key store's database, seen through the usage ledger's writes, as metrics read when
+ * Prometheus scrapes (none when there is no ledger).
+ */
+@Injectable()
+export class LedgerMetrics implements OnApplicationBootstrap {
+  constructor(
+    private readonly metrics: MetricsService,
+    private readonly pipeline: UsagePipeline,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    const ledger = this.pipeline.ledger;
+    if (ledger === null) {
+      return;
+    }
+    this.metrics.gauge({
+      name: 'gateway_database_up',
+      help: '1 unless usage-ledger writes to the database are failing and being retried.',
+      collect() {
+        this.set(ledger.snapshot().writing ? 1 : 0);
+      },
+    });
+    this.metrics.gauge({
+      name: 'gateway_usage_ledger_buffered_rows',
+      help: 'Ledger rows waiting to be written.',
+      collect() {
+        this.set(ledger.snapshot().buffered);
+      },
+    });
+    this.metrics.counter({
+      name: 'gateway_usage_ledger_rows_total',
+      help: 'Ledger rows written, and dropped because the buffer was full during an outage.',
+      labelNames: ['state'],
+      collect() {
+        const s = ledger.snapshot();
+        this.reset();
+        this.inc({ state: 'written' }, s.written);
+        this.inc({ state: 'dropped' }, s.dropped);
+      },
+    });
+  }
+}
+
+/**
  * Usage ledger, spend and budgets. Global so that the limits find `BUDGET_GATE` without
  * importing this module.
  */
@@ -131,6 +176,7 @@ export class UsagePipeline implements OnModuleInit, OnApplicationShutdown {
   imports: [CatalogModule],
   providers: [
     UsagePipeline,
+    LedgerMetrics,
     {
       provide: BUDGET_GATE,
       inject: [UsagePipeline],

@@ -1,11 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { endpointOfPath } from '../auth/key-policy';
+import { endpointOfPath } from '../common/key-policy';
 import type { CatalogService } from '../catalog/catalog.service';
-import type { CatalogModel } from '../catalog/catalog.types';
 import type { CanonicalUsage } from '../core/canonical';
 import type { GatewayRequest, GatewayResponse } from '../common/request-context';
-import { observedRequest } from '../observability/observed-request';
-import { type TokenPrices, costPico, tokenPrices } from './cost';
+import { observedRequest } from '../common/observed-request';
+import { costPicoOf } from '../catalog/cost';
 import type { LedgerRow, Outcome } from './ledger-row';
 
 /** Where finished requests' rows go. */
@@ -47,8 +46,6 @@ function modelAsked(req: GatewayRequest): string | null {
  * so anonymous traffic cannot fill the ledger.
  */
 export class UsageRecorder {
-  private readonly prices = new WeakMap<CatalogModel, TokenPrices>();
-
   constructor(
     private readonly catalog: CatalogService,
     private readonly sink: LedgerSink,
@@ -111,7 +108,7 @@ export class UsageRecorder {
       cacheWriteTokens: usage?.cacheWriteInputTokens ?? 0,
       outputTokens: usage?.outputTokens ?? 0,
       reasoningTokens: usage?.reasoningTokens ?? 0,
-      costPico: usage && model ? costPico(usage, this.pricesOf(model)) : 0n,
+      costPico: usage && model ? costPicoOf(usage, model) : 0n,
       costEstimated: estimated,
       protectionCostPico: this.protectionCost(req),
       latencyMs: Math.round(Number(latencyNs) / 1e6),
@@ -130,21 +127,9 @@ export class UsageRecorder {
     for (const u of req.ctx.protectionUsage ?? []) {
       const model = this.catalog.find(u.model);
       if (model) {
-        total += costPico(
-          { inputTokens: u.inputTokens, outputTokens: u.outputTokens },
-          this.pricesOf(model),
-        );
+        total += costPicoOf({ inputTokens: u.inputTokens, outputTokens: u.outputTokens }, model);
       }
     }
     return total;
-  }
-
-  private pricesOf(model: CatalogModel): TokenPrices {
-    let prices = this.prices.get(model);
-    if (!prices) {
-      prices = tokenPrices(model.pricing);
-      this.prices.set(model, prices);
-    }
-    return prices;
   }
 }

@@ -2,6 +2,7 @@ import type { Browser } from 'playwright-core';
 import { startGateway, testCatalog, type TestGateway } from '../support/gateway';
 import { describeWithChromium, launchChromium } from './browser';
 import { signIn, startProvider } from './oidc-helpers';
+import { freshDataDir } from '../support/pglite';
 
 const ADMIN_TOKEN = 'console-oidc-admin-token-0123456789';
 
@@ -15,7 +16,7 @@ describeWithChromium('console sign-in with OpenID Connect', () => {
     gw = await startGateway({
       CATALOG_PATH: testCatalog('http://127.0.0.1:9'),
       KEY_STORE: 'database',
-      DATA_DIR: 'memory://',
+      DATA_DIR: freshDataDir(),
       REDIS_URL: '',
       GATEWAY_ADMIN_TOKEN: ADMIN_TOKEN,
       CONSOLE_OIDC_ISSUER: provider.issuer,

@@ -6,6 +6,7 @@ import { startGateway, testCatalog, type TestGateway } from '../support/gateway'
 import { describeWithChromium, launchChromium } from './browser';
 import { signIn, startProvider } from './oidc-helpers';
 import { createTestDatabase, describeWithPostgres, type TestDatabase } from '../support/postgres';
+import { freshDataDir } from '../support/pglite';
 
 const SECRET = 'replicas-share-this-session-secret-0123456789';
 const FORWARDED = { 'x-forwarded-proto': 'https', 'x-forwarded-host': 'llm.example.com' };
@@ -163,9 +164,12 @@ function proxySuite(): void {
 
     beforeAll(async () => {
       // Each signs in on its own, so each has a database of its own.
-      const own = { KEY_STORE: 'database', DATA_DIR: 'memory://' };
-      plain = await boot(own);
-      trusting = await boot({ TRUST_PROXY: 'loopback', ...own });
+      const own = (): Record<string, string> => ({
+        KEY_STORE: 'database',
+        DATA_DIR: freshDataDir(),
+      });
+      plain = await boot(own());
+      trusting = await boot({ TRUST_PROXY: 'loopback', ...own() });
       pinned = await boot({ CONSOLE_PUBLIC_URL: 'https://console.example.org' });
     }, 120_000);
 

@@ -3,8 +3,13 @@ import { Writable } from 'node:stream';
 import { ConsoleSessions } from '../../src/console/console-session';
 import { announceConsole } from '../../src/console/console.module';
 import { startGateway, testCatalog, TEST_KEY, type TestGateway } from '../support/gateway';
+import { freshDataDir } from '../support/pglite';
 
-const STORE = { KEY_STORE: 'database', DATA_DIR: 'memory://', REDIS_URL: '' };
+const store = (): Record<string, string> => ({
+  KEY_STORE: 'database',
+  DATA_DIR: freshDataDir(),
+  REDIS_URL: '',
+});
 
 function cookiesOf(res: Response): string[] {
   return res.headers.getSetCookie();
@@ -14,7 +19,7 @@ describe('console sign-in without an admin token', () => {
   let gw: TestGateway;
 
   beforeAll(async () => {
-    gw = await startGateway({ CATALOG_PATH: testCatalog('http://127.0.0.1:9'), ...STORE });
+    gw = await startGateway({ CATALOG_PATH: testCatalog('http://127.0.0.1:9'), ...store() });
   }, 60_000);
   afterAll(() => gw.close());
 

@@ -6,6 +6,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { consoleSession } from '../support/console-session';
 import { startGateway, TEST_KEY, testCatalog, type TestGateway } from '../support/gateway';
 import { describeWithChromium, launchChromium } from './browser';
+import { freshDataDir } from '../support/pglite';
 
 const ADMIN_TOKEN = 'console-admin-token-0123456789';
 const SESSION_SECRET = 'console-session-secret-0123456789abcdef';
@@ -62,7 +63,7 @@ describeWithChromium('console in a real browser', () => {
       startGateway({
         CATALOG_PATH: testCatalog('http://127.0.0.1:9'),
         KEY_STORE: 'database',
-        DATA_DIR: 'memory://',
+        DATA_DIR: freshDataDir(),
         GATEWAY_ADMIN_TOKEN: ADMIN_TOKEN,
         CONSOLE_SESSION_SECRET: SESSION_SECRET,
         USAGE_FLUSH_INTERVAL_MS: '50',

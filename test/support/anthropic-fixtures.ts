@@ -176,19 +176,3 @@ export const WEATHER_TOOL = {
     required: ['city'],
   },
 };
-
-/** Parses a raw SSE body into its events (name and data), comments left out. */
-export function parseSse(text: string): { event?: string; data: string }[] {
-  return text
-    .split(/\n\n/)
-    .map((block) => block.split('\n').filter((l) => l !== '' && !l.startsWith(':')))
-    .filter((lines) => lines.length > 0)
-    .map((lines) => {
-      const event = lines.find((l) => l.startsWith('event: '))?.slice('event: '.length);
-      const data = lines
-        .filter((l) => l.startsWith('data: '))
-        .map((l) => l.slice('data: '.length))
-        .join('\n');
-      return event === undefined ? { data } : { event, data };
-    });
-}

@@ -32,8 +32,6 @@ export async function readSchema(): Promise<Schema> {
   const files = readdirSync(dir)
     .filter((f) => f.endsWith('.config.ts'))
     .map((f) => join(dir, f));
-  // Namespaces that live with their feature (gathered by src/config/index.ts).
-  files.push(join(ROOT, 'src', 'console', 'console.config.ts'));
   for (const file of files) {
     const mod: Obj = await import(file);
     for (const value of Object.values(mod)) {

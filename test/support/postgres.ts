@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { type AddressInfo, type Server, type Socket, connect, createServer } from 'node:net';
 import { Client } from 'pg';
+import { freshDataDir, removeDataDir } from './pglite';
 
 /** The PostgreSQL the key-store suites use: DATABASE_URL, or the one this machine runs. */
 export const POSTGRES_URL =
@@ -47,7 +48,7 @@ export interface StoreBackend {
 }
 
 /**
- * Runs `suite` twice: on the embedded PGlite (in memory) and on PostgreSQL, in a database
+ * Runs `suite` twice: on the embedded PGlite (a fresh cluster) and on PostgreSQL, in a database
  * of its own (see describeWithPostgres for when PostgreSQL does not answer). `suite` gets
  * the backend's factory, to call in its beforeAll.
  */
@@ -57,12 +58,13 @@ export function describeOnEachStore(
   suite: (backend: () => Promise<StoreBackend>) => void,
 ): void {
   describe(`${title}, on PGlite`, () => {
-    suite(() =>
-      Promise.resolve({
-        env: { KEY_STORE: 'database', DATA_DIR: 'memory://' },
-        drop: () => Promise.resolve(),
-      }),
-    );
+    suite(() => {
+      const dir = freshDataDir();
+      return Promise.resolve({
+        env: { KEY_STORE: 'database', DATA_DIR: dir },
+        drop: () => Promise.resolve(removeDataDir(dir)),
+      });
+    });
   });
   describeWithPostgres(`${title}, on PostgreSQL`, () => {
     suite(async () => {

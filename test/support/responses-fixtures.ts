@@ -178,26 +178,6 @@ export async function collect<T>(stream: AsyncIterable<T>): Promise<T[]> {
   return items;
 }
 
-/** Parses an SSE body into `{event, data}` pairs (comments and chat's `[DONE]` skipped). */
-export function parseSse(text: string): { event?: string; data: any }[] {
-  const out: { event?: string; data: any }[] = [];
-  for (const block of text.split('\n\n')) {
-    let event: string | undefined;
-    const data: string[] = [];
-    for (const line of block.split('\n')) {
-      if (line.startsWith('event: ')) {
-        event = line.slice(7);
-      } else if (line.startsWith('data: ')) {
-        data.push(line.slice(6));
-      }
-    }
-    if (data.length > 0 && data.join('\n') !== '[DONE]') {
-      out.push({ event, data: JSON.parse(data.join('\n')) });
-    }
-  }
-  return out;
-}
-
 const TERMINAL = new Set(['response.completed', 'response.incomplete', 'response.failed']);
 const LIFECYCLE = new Set(['response.created', 'response.in_progress', 'response.queued']);
 const ITEM_EVENTS: Record<string, string> = {

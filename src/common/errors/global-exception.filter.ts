@@ -1,4 +1,4 @@
-import { routedPath } from '../../auth/key-policy';
+import { routedPath } from '../key-policy';
 import { Catch } from '@nestjs/common';
 import type { GatewayRequest } from '../request-context';
 import { EnvelopeExceptionFilter } from './envelope-exception.filter';

@@ -1,7 +1,7 @@
 import { Logger } from '@nestjs/common';
 import type { Response } from 'express';
 import type { Observable, Subscription } from 'rxjs';
-import { markFirstEvent } from '../../observability/observed-request';
+import { markFirstEvent } from '../observed-request';
 import { GatewayError } from '../errors/gateway-errors';
 import { normalizeError } from '../errors/normalize-error';
 import type { GatewayRequest } from '../request-context';

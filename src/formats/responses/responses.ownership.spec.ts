@@ -5,7 +5,7 @@ import {
   responsesStream,
   type UpstreamItem,
 } from '../../../test/support/responses-fixtures';
-import type { ApiKeyInfo } from '../../auth/api-key.service';
+import type { ApiKeyInfo } from '../../common/key-policy';
 import type { CatalogModel } from '../../catalog/catalog.types';
 import type { GatewayRequest } from '../../common/request-context';
 import type { SseFrame } from '../../common/sse/sse-writer';

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { ApiKeyInfo } from '../../auth/api-key.service';
+import type { ApiKeyInfo } from '../../common/key-policy';
 import type { CatalogModel } from '../../catalog/catalog.types';
 import { GatewayError } from '../../common/errors/gateway-errors';
 import type { GatewayRequest } from '../../common/request-context';

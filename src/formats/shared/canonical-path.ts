@@ -14,7 +14,6 @@ import {
   canRelay,
 } from '../../upstream/provider.interface';
 import type { ProviderRegistry } from '../../upstream/provider-registry';
-import type { ProtectedOutput } from '../../policy/protections/output-protections';
 import { nativeFormatsOf } from '../../catalog/provider-kind';
 import { printable } from '../../common/validation/top-level.validation';
 
@@ -156,7 +155,6 @@ export function rejectHostedTools(
  * sets `x-gateway-dropped-params`, and for a stream waits for the first event so that an
  * upstream error before it still gets its own status and envelope, not an in-band error.
  * A source that completes without `message_stop` fails (see {@link requireMessageStop}).
- * `output`: the request's outgoing protections, applied to the events once started.
  */
 export async function startCanonical(
   provider: GeneratingProvider,
@@ -164,7 +162,6 @@ export async function startCanonical(
   model: CatalogModel,
   ctx: CallContext,
   res: GatewayResponse,
-  output?: ProtectedOutput,
 ): Promise<Observable<CanonicalEvent>> {
   const events = requireMessageStop(provider.generate(request, model, ctx));
   const dropped = ctx.droppedParams ?? [];
@@ -173,17 +170,7 @@ export async function startCanonical(
   } else if (!res.headersSent) {
     res.removeHeader(DROPPED_PARAMS_HEADER); // set by an earlier attempt that failed
   }
-  if (output === undefined) {
-    return request.stream && model.upstreamApi !== 'local' ? whenStarted(events) : events;
-  }
-  try {
-    const started =
-      request.stream && model.upstreamApi !== 'local' ? await whenStarted(events) : events;
-    return started.pipe(output.protect);
-  } catch (error) {
-    output.failed();
-    throw error;
-  }
+  return request.stream && model.upstreamApi !== 'local' ? await whenStarted(events) : events;
 }
 
 /**

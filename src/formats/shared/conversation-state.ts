@@ -1,4 +1,4 @@
-import type { ApiKeyInfo } from '../../auth/api-key.service';
+import type { ApiKeyInfo } from '../../common/key-policy';
 import type { GenerationRoute } from './canonical-path';
 import type { GenerationBody } from './generation.adapter';
 

@@ -10,8 +10,7 @@ import {
 } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { CatalogService } from '../../catalog/catalog.service';
-import type { ApiKeyInfo } from '../../auth/api-key.service';
-import { keyMayUseModel } from '../../auth/key-policy';
+import { type ApiKeyInfo, keyMayUseModel } from '../../common/key-policy';
 import {
   MissingSystemPromptError,
   PermissionDeniedError,

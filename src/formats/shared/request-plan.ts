@@ -1,5 +1,5 @@
 import { type ExecutionContext, createParamDecorator } from '@nestjs/common';
-import type { ApiKeyInfo } from '../../auth/api-key.service';
+import type { ApiKeyInfo } from '../../common/key-policy';
 import type { CatalogModel } from '../../catalog/catalog.types';
 import type { GatewayRequest, GatewayResponse } from '../../common/request-context';
 import type { Admission } from '../../limits/limits.service';

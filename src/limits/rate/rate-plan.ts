@@ -1,4 +1,4 @@
-import type { LimitOverrides } from '../../auth/keys-file';
+import type { LimitOverrides } from '../../common/key-policy';
 import type { RateLimits } from '../../config/limits.config';
 import type { HeaderDimension, RateLimitSnapshot } from './headers';
 import {

@@ -2,7 +2,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { Controller, Get, Header, Inject, Req, Res } from '@nestjs/common';
 import type { ConfigType } from '@nestjs/config';
 import type { Request, Response } from 'express';
-import { Public } from '../../auth/public.decorator';
+import { Public } from '../../common/public.decorator';
 import { AuthenticationError, RouteNotFoundError } from '../../common/errors/gateway-errors';
 import { observabilityConfig } from '../../config/observability.config';
 import { MetricsService } from './metrics.service';

@@ -1,5 +1,5 @@
 import type { CanActivate, ExecutionContext, Type } from '@nestjs/common';
-import { observedRequest } from '../observed-request';
+import { traceOf } from './trace-of';
 
 const WRAPPED = Symbol('gateway.traced');
 
@@ -22,7 +22,7 @@ export function traceGuards(guards: readonly (readonly [Type<CanActivate>, strin
     proto.canActivate = function (this: CanActivate, context: ExecutionContext) {
       const trace =
         context.getType() === 'http'
-          ? observedRequest(context.switchToHttp().getRequest<object>())?.trace
+          ? traceOf(context.switchToHttp().getRequest<object>())
           : undefined;
       return trace === undefined
         ? original.call(this, context)

@@ -9,6 +9,7 @@ import {
 } from '@opentelemetry/api';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { GatewayError } from '../../common/errors/gateway-errors';
+import type { RequestTracePort } from '../../common/observed-request';
 import { own, setOwn } from '../../common/own';
 
 const propagator = new W3CTraceContextPropagator();
@@ -23,7 +24,7 @@ const setter = {
  * see from outside the steps' own code (auth, guards, the upstream call). Holds no
  * message content: only ids, models, counts, statuses and error codes go on spans.
  */
-export class RequestTrace {
+export class RequestTrace implements RequestTracePort {
   /** The open upstream call's span, which receives the first-token event too. */
   private upstream?: Span;
   private readonly context: Context;

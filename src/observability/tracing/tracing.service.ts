@@ -1,10 +1,18 @@
-import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
+import {
+  type CanActivate,
+  Inject,
+  Injectable,
+  Logger,
+  type OnApplicationShutdown,
+  type Type,
+} from '@nestjs/common';
 import type { ConfigType } from '@nestjs/config';
 import type { Tracer } from '@opentelemetry/api';
 import type { BasicTracerProvider } from '@opentelemetry/sdk-trace-base';
 import { observabilityConfig } from '../../config/observability.config';
-import { observedRequest } from '../observed-request';
 import type { RequestTrace } from './request-trace';
+import { traceOf } from './trace-of';
+import { traceGuards } from './guard-spans';
 
 /** What a traced request needs of the OpenTelemetry API, loaded only when tracing is on. */
 interface Otel {
@@ -76,8 +84,18 @@ export class TracingService implements OnApplicationShutdown {
    * sites check {@link enabled} first, so that with tracing off they pay nothing.
    */
   step<T>(req: object, name: string, run: () => T): T {
-    const trace = observedRequest(req)?.trace;
+    const trace = traceOf(req);
     return trace === undefined ? run() : trace.step(name, run);
+  }
+
+  /**
+   * Gives each guard's `canActivate` a child span named as given, when tracing is on. The
+   * modules that own the guards call it at init (auth, generation admission).
+   */
+  traceGuards(guards: readonly (readonly [Type<CanActivate>, string])[]): void {
+    if (this.enabled) {
+      traceGuards(guards);
+    }
   }
 
   /** Sends what is still buffered (tests; shutdown does it too). */

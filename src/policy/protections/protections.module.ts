@@ -1,6 +1,6 @@
 import { Controller, Get, Module } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
-import { Public } from '../../auth/public.decorator';
+import { Public } from '../../common/public.decorator';
 import { CatalogModule } from '../../catalog/catalog.module';
 import { UpstreamModule } from '../../upstream/upstream.module';
 import { JudgeClient } from './judge/judge-client';
@@ -30,7 +30,7 @@ export class ProtectionsHealthController {
 }
 
 /**
- * Protections a request turns on with a tool definition (issue 6). Each protection owns its
+ * Protections a request turns on with a tool definition. Each protection owns its
  * settings, boot checks (its own onModuleInit), tool name and messages; this module only
  * lists them for the registry.
  */

@@ -1,5 +1,5 @@
 import type { ConfigService } from '@nestjs/config';
-import type { ApiKeyInfo } from '../../../auth/api-key.service';
+import type { ApiKeyInfo } from '../../../common/key-policy';
 import type { AllConfig } from '../../../config';
 import { ObjectOwnership } from '../../../ownership/object-ownership.service';
 import { MemoryOwnerStore, type OwnedObject } from '../../../ownership/owner-store';

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
-import type { ApiKeyInfo } from '../../../auth/api-key.service';
+import type { ApiKeyInfo } from '../../../common/key-policy';
 import { InvalidRequestError } from '../../../common/errors/gateway-errors';
 import type { AllConfig } from '../../../config';
 import { accessOf } from '../../../ownership/object-ownership.service';

@@ -7,7 +7,6 @@ import type { AddressInfo } from 'node:net';
 import { CATALOG, CatalogService } from '../../../catalog/catalog.service';
 import type { Catalog, CatalogModel, CatalogProvider } from '../../../catalog/catalog.types';
 import { GatewayError } from '../../../common/errors/gateway-errors';
-import type { CanonicalUsage } from '../../../core/canonical';
 import { testModel } from '../../../testing/test-model';
 import type { ProviderDriver, UpstreamProvider } from '../../../upstream/provider.interface';
 import { ProviderRegistry } from '../../../upstream/provider-registry';
@@ -20,7 +19,7 @@ import {
 import { UpstreamHttpClient } from '../../../upstream/upstream-http.client';
 import { Redactor } from '../../../upstream/redactor';
 import { fakeUpstreamConfig } from '../../../testing/fake-upstream-config';
-import { JudgeClient, JudgeError, costOf } from './judge-client';
+import { JudgeClient, JudgeError } from './judge-client';
 
 /** A provider kind whose providers only pass bodies through: no translation path. */
 @Injectable()
@@ -360,29 +359,5 @@ describe('JudgeClient against an OpenAI-compatible upstream on loopback', () => 
       expect(error).toMatchObject({ status: 400, code: 'invalid_protection_settings', param });
       expect((error as Error).message).toContain(id);
     });
-  });
-});
-
-describe('costOf', () => {
-  const usage: CanonicalUsage = {
-    inputTokens: 1_000_000,
-    outputTokens: 1_000_000,
-    cachedInputTokens: 400_000,
-    cacheWriteInputTokens: 100_000,
-  };
-
-  it('prices fresh, cached, cache-written and output tokens at their rates', () => {
-    expect(costOf(usage, { input: 3, output: 15, cachedInput: 0.3, cacheWrite: 3.75 })).toBeCloseTo(
-      0.5 * 3 + 0.4 * 0.3 + 0.1 * 3.75 + 15,
-      10,
-    );
-  });
-
-  it('prices cached and cache-written tokens as input when the model has no such rate', () => {
-    expect(costOf(usage, { input: 2, output: 4 })).toBeCloseTo(2 + 4, 10);
-  });
-
-  it('costs nothing for a free model', () => {
-    expect(costOf(usage, { input: 0, output: 0 })).toBe(0);
   });
 });

@@ -1,7 +1,8 @@
 import { Injectable, type Logger } from '@nestjs/common';
 import { fromEvent, takeUntil } from 'rxjs';
-import type { CatalogModel, ModelPricing } from '../../../catalog/catalog.types';
+import type { CatalogModel } from '../../../catalog/catalog.types';
 import { CatalogService } from '../../../catalog/catalog.service';
+import { costUsd } from '../../../catalog/cost';
 import { GatewayError } from '../../../common/errors/gateway-errors';
 import { FlowControl } from '../../../common/sse/flow-control';
 import { collectResponse } from '../../../core/accumulate';
@@ -61,20 +62,6 @@ export class JudgeError extends Error {
 export const DEFAULT_JUDGE_MAX_OUTPUT_TOKENS = 300;
 /** Reasoning spends the same token budget before the verdict is written. */
 export const DEFAULT_REASONING_JUDGE_MAX_OUTPUT_TOKENS = 2000;
-
-/** What a usage costs at the model's prices (USD per million tokens). */
-export function costOf(usage: CanonicalUsage, pricing: ModelPricing): number {
-  const cached = usage.cachedInputTokens ?? 0;
-  const cacheWrite = usage.cacheWriteInputTokens ?? 0;
-  // Canonical input counts cached and cache-written tokens too (OpenAI semantics).
-  const fresh = Math.max(usage.inputTokens - cached - cacheWrite, 0);
-  const micro =
-    fresh * pricing.input +
-    cached * (pricing.cachedInput ?? pricing.input) +
-    cacheWrite * (pricing.cacheWrite ?? pricing.input) +
-    usage.outputTokens * pricing.output;
-  return micro / 1_000_000;
-}
 
 /** Why an error ended a judge call, without its text (an upstream may echo the prompt). */
 function describe(e: unknown): string {
@@ -295,7 +282,7 @@ export class JudgeClient {
             text,
             model: model.id,
             usage: response.usage,
-            costUsd: costOf(response.usage, model.pricing),
+            costUsd: costUsd(response.usage, model),
             latencyMs: Date.now() - started,
           });
         },

@@ -1,6 +1,6 @@
 /**
  * Pure helpers for measuring the detector on labeled data (used by
- * scripts/eval-injection.ts and scripts/fit-injection-weights.ts).
+ * scripts/eval-injection.ts, injection-training.ts and the other injection scripts).
  */
 
 export interface LabeledRow {

@@ -1,12 +1,28 @@
-import type { RequestTrace } from './tracing/request-trace';
-import { CallAbort, type CallSignal } from '../upstream/call-signal';
+/**
+ * The request's trace as the layers below observability reach it (the upstream client,
+ * the SSE writer); observability's RequestTrace implements it.
+ */
+export interface RequestTracePort {
+  /** Opens the upstream call's span; returns the headers to send (with its `traceparent`). */
+  upstreamStarted(
+    method: string,
+    url: string,
+    headers: Record<string, string>,
+  ): Record<string, string>;
+  upstreamResponded(status: number, body: NodeJS.EventEmitter): void;
+  upstreamFailed(error: unknown): void;
+  /** An event on the request span (and on the open upstream span). */
+  event(name: string): void;
+}
 
 /**
  * What metrics and traces learn about one request between its arrival and its end, beyond
  * the access log's RequestContext: when the upstream call went out and answered, when the
  * first event reached the client, and the request's trace when tracing is on. Kept in
  * a WeakMap, off the shared request type, and found from the request or from the upstream
- * call's abort signal (the upstream client sees only that).
+ * call's abort signal (the upstream client sees only that: see upstream/call-signal.ts).
+ * Here, below every feature, so that the SSE writer, the upstream client and the ledger
+ * note what they see without importing observability, which reads it at the end.
  */
 export class ObservedRequest {
   /** process.hrtime.bigint() of the first upstream dispatch. */
@@ -16,7 +32,7 @@ export class ObservedRequest {
   /** process.hrtime.bigint() of the first SSE event written to the client. */
   firstEventAt?: bigint;
 
-  constructor(readonly trace?: RequestTrace) {}
+  constructor(readonly trace?: RequestTracePort) {}
 
   /**
    * An upstream call of this request is being sent: notes the time of the first one and,
@@ -45,7 +61,7 @@ export class ObservedRequest {
 const byRequest = new WeakMap<object, ObservedRequest>();
 
 /** Starts observing a request (the request-context middleware does, when observers exist). */
-export function observeRequest(req: object, trace?: RequestTrace): ObservedRequest {
+export function observeRequest(req: object, trace?: RequestTracePort): ObservedRequest {
   const observed = new ObservedRequest(trace);
   byRequest.set(req, observed);
   return observed;
@@ -54,16 +70,6 @@ export function observeRequest(req: object, trace?: RequestTrace): ObservedReque
 /** The observed state of a request, if it is observed. */
 export function observedRequest(req: object | undefined): ObservedRequest | undefined {
   return req === undefined ? undefined : byRequest.get(req);
-}
-
-/** Ties an upstream call's abort signal to its request (see createCallContext). */
-export function linkUpstreamSignal(signal: CallAbort, req: object): void {
-  signal.observed = byRequest.get(req);
-}
-
-/** The request an upstream call belongs to; undefined for the gateway's own calls (judges). */
-export function observedBySignal(signal: CallSignal): ObservedRequest | undefined {
-  return signal instanceof CallAbort ? signal.observed : undefined;
 }
 
 /** Marks the first event written to the client of a streamed answer (the SSE writer calls it). */

@@ -1,6 +1,12 @@
-import type { ModelPricing } from '../catalog/catalog.types';
 import type { CanonicalUsage } from '../core/canonical';
-import { usdToUnits } from './money';
+import { picoToUsd, usdToUnits } from '../common/money';
+import type { CatalogModel, ModelPricing } from './catalog.types';
+
+/**
+ * The one cost function: what a model's usage costs at its catalog prices, in exact
+ * integers (pico-dollars). The ledger and budgets keep the integer; metrics, traces and
+ * the protections' usage header take {@link costUsd}, the same figure as a number.
+ */
 
 /** Catalog prices (USD per million tokens) as integer pico-dollars per token. */
 export interface TokenPrices {
@@ -46,4 +52,26 @@ export function costPico(usage: CanonicalUsage, prices: TokenPrices): bigint {
     BigInt(written) * prices.cacheWrite +
     BigInt(output) * prices.output
   );
+}
+
+const pricesByModel = new WeakMap<CatalogModel, TokenPrices>();
+
+/** A catalog model's prices as integers, converted once per model (a reload makes new models). */
+export function pricesOf(model: CatalogModel): TokenPrices {
+  let prices = pricesByModel.get(model);
+  if (prices === undefined) {
+    prices = tokenPrices(model.pricing);
+    pricesByModel.set(model, prices);
+  }
+  return prices;
+}
+
+/** Exact cost of `usage` on `model`, in pico-dollars. */
+export function costPicoOf(usage: CanonicalUsage, model: CatalogModel): bigint {
+  return costPico(usage, pricesOf(model));
+}
+
+/** The same cost in dollars, as a number (for metrics, spans and headers). */
+export function costUsd(usage: CanonicalUsage, model: CatalogModel): number {
+  return picoToUsd(costPico(usage, pricesOf(model)));
 }

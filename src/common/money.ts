@@ -48,9 +48,15 @@ export function formatUnits(units: bigint, scale: number): string {
   return `${negative ? '-' : ''}${whole}${fraction ? `.${fraction}` : ''}`;
 }
 
+const SAFE_PICO = BigInt(Number.MAX_SAFE_INTEGER);
+
 /** Dollars as a JSON number (for API answers), from pico-dollars. */
 export function picoToUsd(pico: bigint): number {
-  return Number(formatUnits(pico, 12));
+  // Both operands exact and IEEE division correctly rounded: the same number as reading
+  // the exact decimal text, without building it (costs are priced on every request).
+  return pico <= SAFE_PICO && pico >= -SAFE_PICO
+    ? Number(pico) / 1e12
+    : Number(formatUnits(pico, 12));
 }
 
 /** Dollars as a JSON number, from micro-dollars. */

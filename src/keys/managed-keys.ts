@@ -1,4 +1,4 @@
-import type { ApiKeyInfo } from './api-key.service';
+import type { ApiKeyInfo } from '../common/key-policy';
 
 /** What the key store says about a presented secret. */
 export type KeyVerdict =

@@ -11,8 +11,8 @@ import {
   ValidateBy,
   ValidateIf,
 } from 'class-validator';
-import { EnvBool } from '../config/env-bool';
-import { readNamespace } from '../config/validate-env';
+import { EnvBool } from './env-bool';
+import { readNamespace } from './validate-env';
 
 /** The web console (/console): where it is served and how its sessions are signed. */
 export class ConsoleEnv {

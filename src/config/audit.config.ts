@@ -1,7 +1,7 @@
 import { registerAs } from '@nestjs/config';
 import { Expose, Type } from 'class-transformer';
 import { IsInt, Max, Min } from 'class-validator';
-import { readNamespace } from '../config/validate-env';
+import { readNamespace } from './validate-env';
 
 /** The audit log: how long its entries are kept. */
 export class AuditEnv {

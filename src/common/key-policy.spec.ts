@@ -1,4 +1,4 @@
-import { envelopeForPath } from '../common/errors/global-exception.filter';
+import { envelopeForPath } from './errors/global-exception.filter';
 import {
   endpointOfPath,
   keyEndpointOf,

@@ -3,6 +3,7 @@
  * what it may spend. Pure data and matching, no storage: the key store fills it in, the
  * auth guard and the limits read it.
  */
+import type { RateLimits } from '../config/limits.config';
 
 /**
  * Endpoint names a key can be scoped to: the wire formats' own names (as in the catalog's
@@ -130,4 +131,39 @@ export function budgetWindow(
     case 'total':
       return { start: 0, resetsAt: undefined };
   }
+}
+
+/** Limits as configured: absent fields fall back to the next level (file defaults, env). */
+export type LimitOverrides = Partial<RateLimits>;
+
+/** What the gateway knows about an accepted client key. */
+export interface ApiKeyInfo {
+  /** Stable, non-reversible identifier (first 12 hex chars of the SHA-256). */
+  id: string;
+  /**
+   * Label for people reading logs, the console and usage: the keys file's `name`, else
+   * where the key is configured (`GATEWAY_API_KEYS #2`, its `key_env` variable, the
+   * development key). Never the key itself.
+   */
+  name?: string;
+  /** Rate-limit overrides of this key; absent fields use the environment defaults. */
+  limits: LimitOverrides;
+  /** Limits per model for this key, counted apart from (and on top of) `limits`. */
+  modelLimits: ReadonlyMap<string, LimitOverrides>;
+  /** `static`: GATEWAY_API_KEYS or the keys file; `managed`: the admin API (absent: static). */
+  source?: 'static' | 'managed';
+  /** Models and endpoints the key may use; absent: all of them. */
+  scope?: KeyScope;
+  /** Spending cap per period; absent: none. */
+  budget?: KeyBudget;
+  /** Epoch milliseconds after which the key is refused as expired. */
+  expiresAt?: number;
+  /** The managed key's team (its `owner`); static keys have none. */
+  team?: string;
+  /**
+   * Set by `admin: true` in the keys file (never for managed keys): the key may reach
+   * stored objects the gateway has no owner record of, e.g. responses made before owners
+   * were recorded. It gives no access to objects recorded for another key.
+   */
+  admin?: boolean;
 }

@@ -73,6 +73,7 @@ describeWithPostgres('key store shared by two replicas (PostgreSQL)', () => {
     '0005_sessions_and_audit',
     '0006_usage_paging',
     '0007_usage_cached',
+    '0008_stored_responses',
   ];
   const client = (gw: TestGateway, key: string): OpenAI =>
     new OpenAI({ baseURL: gw.baseURL, apiKey: key, maxRetries: 0 });

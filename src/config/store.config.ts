@@ -60,6 +60,16 @@ export class StoreEnv {
    * died); longer than any request may run.
    */
   @Expose() @Type(() => Number) @IsInt() @Min(1_000) BUDGET_RESERVATION_TTL_MS = 600_000;
+  /** Largest Responses API response (input items and answer, as JSON) the gateway stores. */
+  @Expose() @Type(() => Number) @IsInt() @Min(1_024) RESPONSES_STORE_MAX_BYTES = 4_194_304;
+  /** How long a stored response is kept (OpenAI keeps them 30 days). */
+  @Expose() @Type(() => Number) @IsInt() @Min(1) RESPONSES_RETENTION_DAYS = 30;
+  /** Most responses one `previous_response_id` chain may rebuild (400 past it). */
+  @Expose() @Type(() => Number) @IsInt() @Min(1) RESPONSES_CHAIN_MAX_DEPTH = 1_000;
+  /** Most bytes of stored JSON one rebuilt conversation may read (400 past it). */
+  @Expose() @Type(() => Number) @IsInt() @Min(1_024) RESPONSES_CHAIN_MAX_BYTES = 33_554_432;
+  /** How often expired stored responses are deleted. */
+  @Expose() @Type(() => Number) @IsInt() @Min(1_000) RESPONSES_SWEEP_INTERVAL_MS = 3_600_000;
 }
 
 /** Production with the key store on and neither DATABASE_URL nor DATA_DIR: refused. */
@@ -82,6 +92,14 @@ export interface StoreConfig {
   bufferMaxRows: number;
   budgetCountsProtections: boolean;
   budgetReservationTtlMs: number;
+  /** The gateway's own store of Responses API responses. */
+  responses: {
+    maxBytes: number;
+    retentionDays: number;
+    chainMaxDepth: number;
+    chainMaxBytes: number;
+    sweepIntervalMs: number;
+  };
 }
 
 export const storeConfig = registerAs('store', (): StoreConfig => {
@@ -100,5 +118,12 @@ export const storeConfig = registerAs('store', (): StoreConfig => {
     bufferMaxRows: env.USAGE_BUFFER_MAX_ROWS,
     budgetCountsProtections: env.BUDGET_COUNT_PROTECTIONS,
     budgetReservationTtlMs: env.BUDGET_RESERVATION_TTL_MS,
+    responses: {
+      maxBytes: env.RESPONSES_STORE_MAX_BYTES,
+      retentionDays: env.RESPONSES_RETENTION_DAYS,
+      chainMaxDepth: env.RESPONSES_CHAIN_MAX_DEPTH,
+      chainMaxBytes: env.RESPONSES_CHAIN_MAX_BYTES,
+      sweepIntervalMs: env.RESPONSES_SWEEP_INTERVAL_MS,
+    },
   };
 });

@@ -248,6 +248,29 @@ const MIGRATIONS: Record<string, Migration> = {
       );
     },
   },
+  '0008_stored_responses': {
+    async up(db: Kysely<unknown>): Promise<void> {
+      // Responses API responses the gateway answered itself (models whose provider keeps no
+      // state): what a later previous_response_id, item_reference or GET reads back. Owners
+      // are in object_owners (kind stored_response); the JSON columns are text because
+      // nothing queries inside them and a text write skips a jsonb parse.
+      await sql`
+        CREATE TABLE stored_responses (
+          id text PRIMARY KEY,
+          previous_id text,
+          key_id text NOT NULL,
+          team text,
+          provider text NOT NULL,
+          model text NOT NULL,
+          created_at timestamptz NOT NULL DEFAULT now(),
+          expires_at timestamptz NOT NULL,
+          bytes integer NOT NULL,
+          input_items text NOT NULL,
+          response text NOT NULL
+        )`.execute(db);
+      await sql`CREATE INDEX stored_responses_expiry ON stored_responses (expires_at)`.execute(db);
+    },
+  },
 };
 
 class InlineMigrations implements MigrationProvider {

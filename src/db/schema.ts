@@ -93,6 +93,25 @@ export interface ObjectOwnersTable {
   created_at: ColumnType<Date, Date | string | undefined, never>;
 }
 
+/** A Responses API response the gateway stores itself (see formats/responses/store). */
+export interface StoredResponsesTable {
+  id: string;
+  /** The response it continues (`previous_response_id`), for the chain. */
+  previous_id: string | null;
+  key_id: string;
+  team: string | null;
+  provider: string;
+  model: string;
+  created_at: ColumnType<Date, Date | string | undefined, never>;
+  expires_at: ColumnType<Date, Date | string, never>;
+  /** Length of the two JSON texts, for the chain's size bound. */
+  bytes: number;
+  /** JSON array: the request's own input items, with ids. */
+  input_items: string;
+  /** JSON: the response object, reasoning payloads included. */
+  response: string;
+}
+
 export interface ConsoleSessionsTable {
   id: string;
   token_hash: string;
@@ -166,6 +185,7 @@ export interface Database {
   usage_ledger: UsageLedgerTable;
   usage_daily: UsageDailyTable;
   object_owners: ObjectOwnersTable;
+  stored_responses: StoredResponsesTable;
   console_sessions: ConsoleSessionsTable;
   console_signin_throttle: ConsoleSigninThrottleTable;
   audit_log: AuditLogTable;

@@ -158,6 +158,33 @@ describe.each(Object.keys(MODELS_OF) as Flavour[])('LangChain %s', (flavour) => 
       expect(answer.tool_calls ?? []).toEqual([]);
     });
 
+    if (
+      flavour === 'ChatOpenAI (useResponsesApi)' &&
+      (model === MODELS.localGpt || model === MODELS.vllm)
+    ) {
+      it('continues a tool conversation with previous_response_id (stored by the gateway)', async () => {
+        const llm = make(flavour, model).bindTools!([weather]);
+        const call = await llm.invoke([
+          new SystemMessage(SYSTEM),
+          new HumanMessage('use weather with city=Paris'),
+        ]);
+        const result: ToolMessage = await weather.invoke(call.tool_calls![0]);
+        const previous = (call.response_metadata as { id?: string }).id;
+        expect(previous).toMatch(/^resp_/);
+        // Only the new turn: the call it answers is in the stored conversation.
+        const answer = await llm.invoke([new SystemMessage(SYSTEM), result], {
+          previous_response_id: previous,
+        } as never);
+        expect(answer.text).toContain('18 degrees in Paris');
+        const next = await llm.invoke([new SystemMessage(SYSTEM), new HumanMessage('thanks')], {
+          previous_response_id: (answer.response_metadata as { id?: string }).id,
+        } as never);
+        // Each turn's SystemMessage is an input item of the conversation, carried as OpenAI
+        // carries them: the fake upstream sees the system prompt once per turn.
+        expect(next.text).toBe(isLocal(model) ? 'Echo: thanks' : 'Hello from chat: thanks');
+      });
+    }
+
     it('streams a tool call with its arguments', async () => {
       const llm = make(flavour, model).bindTools!([weather]);
       let full: AIMessageChunk | undefined;

@@ -179,9 +179,15 @@ describe.each(FLAVOUR_NAMES)('Vercel AI SDK, %s', (flavourName) => {
     });
 
     it('continues a conversation from result.response.messages', async () => {
-      // The Responses provider replays earlier answers as item references unless store is
-      // false; the gateway's own answers are not stored, so it asks for the items instead.
-      const providerOptions = { openai: { store: false } };
+      // The Responses provider replays earlier answers as item references (its default
+      // `store: true`): the gateway resolves those it stored (the local and translated
+      // models). The fake OpenAI Responses API behind the native models stores nothing, so
+      // there the items themselves are asked for, as a real OpenAI would not need.
+      const native = model === MODELS.gptResponses || model === MODELS.gptChat;
+      const providerOptions: Record<string, Record<string, boolean>> = flavourName ===
+        'openai(...) Responses API' && native
+        ? { openai: { store: false } }
+        : {};
       const first = await generateText({
         model: flavour.make(model),
         system: SYSTEM,

@@ -78,5 +78,6 @@ export class ResponsesRequestDto {
   @IsOptional() @IsObject() metadata?: Record<string, string> | null;
   @IsOptional() @IsBoolean() store?: boolean | null;
   @IsOptional() @IsString() previous_response_id?: string | null;
+  @IsOptional() @IsBoolean() background?: boolean | null;
   [extra: string]: unknown;
 }

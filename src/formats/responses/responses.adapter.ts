@@ -11,6 +11,7 @@ import { rejectHostedTools } from '../shared/canonical-path';
 import type { GenerationAdapter, NativeCall } from '../shared/generation.adapter';
 import { type RequestPlan, upstreamPayload } from '../shared/request-plan';
 import type { ResponsesObserver, ResponsesOwnership } from './responses.ownership';
+import type { ResponseRecorder } from './store/response-recorder';
 import type { ResponsesRequestDto } from './responses-request.dto';
 import { validateResponsesRequest } from './responses-request.validation';
 import { decodeResponsesRequest } from './responses.decoder';
@@ -20,6 +21,7 @@ import { ResponsesRelay, TERMINAL } from './responses.passthrough';
 import { responsesProtections } from './responses.protections';
 import { responsesSystemPrompt } from './responses.system-prompt';
 import {
+  type ResponseObject,
   type ResponsesStreamEvent,
   fromResponsesUsage,
   newResponsesId,
@@ -32,8 +34,9 @@ const toFrame = (event: ResponsesStreamEvent): SseFrame => ({
 });
 
 /**
- * Conversation state a stateless model cannot resolve: only a provider that stored the
- * earlier response can. Rejected rather than silently dropped.
+ * Conversation state a translated model cannot resolve: what a provider stored itself (the
+ * gateway already rebuilt what it stored), a Conversations API object, a background run.
+ * Rejected rather than silently dropped.
  */
 function checkStateless(
   body: ResponsesRequestDto,
@@ -42,11 +45,17 @@ function checkStateless(
 ): void {
   const hint = protectedBy
     ? `With ${protectedBy} the gateway must see the whole conversation; send the earlier items in 'input' instead.`
-    : `The model '${model.id}' keeps no conversation state; send the earlier items in 'input' instead.`;
+    : `It is held by the store of the provider that made it, which the model '${model.id}' cannot read; send the earlier items in 'input' instead.`;
   for (const field of ['previous_response_id', 'conversation'] as const) {
     if (body[field] !== undefined && body[field] !== null) {
       throw new InvalidRequestError(`'${field}' is not supported here. ${hint}`, field);
     }
+  }
+  if (body.background === true) {
+    throw new InvalidRequestError(
+      `'background' is not supported for the model '${model.id}': the gateway answers its responses in the request. Leave 'background' unset.`,
+      'background',
+    );
   }
   if (Array.isArray(body.input)) {
     const at = body.input.findIndex((item) => item.type === 'item_reference');
@@ -125,11 +134,16 @@ function holdTerminal(
   });
 }
 
-/** POST /v1/responses with owner records of what the native path relays. */
+/**
+ * POST /v1/responses with owner records of what the native path relays, and, with a
+ * recorder, the answers of the canonical path stored by the gateway (`store` not false):
+ * the answer, or a stream's terminal event, waits until the stored response is durable.
+ */
 export function ownedResponsesAdapter(
   ownership: ResponsesOwnership,
+  recorder?: ResponseRecorder,
 ): GenerationAdapter<ResponsesRequestDto> {
-  return {
+  const owned: GenerationAdapter<ResponsesRequestDto> = {
     ...responsesAdapter,
     // `store: false` leaves nothing upstream to reach later: nothing to record.
     native: (plan, model) =>
@@ -138,6 +152,42 @@ export function ownedResponsesAdapter(
         model,
         plan.body.store === false ? undefined : ownership.observer(plan.req, model),
       ),
+  };
+  if (recorder === undefined) {
+    return owned;
+  }
+  return {
+    ...owned,
+    toJson(response, body, modelId, req) {
+      if (!recorder.stores(body, req)) {
+        return responsesAdapter.toJson(response, body, modelId, req);
+      }
+      let kept: ResponseObject | undefined;
+      const json = toResponseObject(response, {
+        model: modelId,
+        request: body,
+        keep: (stored) => (kept = stored),
+      });
+      return kept ? recorder.write(kept, body, req).then(() => json) : json;
+    },
+    encoder(body, modelId, req) {
+      if (!recorder.stores(body, req)) {
+        return responsesAdapter.encoder(body, modelId, req);
+      }
+      let kept: ResponseObject | undefined;
+      const encoder = new ResponsesStreamEncoder({
+        model: modelId,
+        request: body,
+        keep: (stored) => (kept = stored),
+      });
+      return {
+        encode: (event) => encoder.encode(event).map(toFrame),
+        end: () => encoder.end().map(toFrame),
+        fail: (error) => encoder.fail(error).map(toFrame),
+        frames: (encoded) =>
+          holdTerminal(encoded, () => (kept ? recorder.write(kept, body, req) : Promise.resolve())),
+      };
+    },
   };
 }
 

@@ -21,6 +21,7 @@ import { ownedResponsesAdapter } from './responses.adapter';
 import { responsesFormat } from './responses.format';
 import { ResponsesOwnership } from './responses.ownership';
 import { StoredResponsesService } from './stored-responses.service';
+import { ResponseRecorder } from './store/response-recorder';
 
 /** OpenAI Responses API: `POST /v1/responses` (openai-family models), and stored responses. */
 @Controller(responsesFormat.path)
@@ -32,8 +33,9 @@ export class ResponsesController {
     private readonly pipeline: GenerationPipeline,
     private readonly stored: StoredResponsesService,
     private readonly ownership: ResponsesOwnership,
+    recorder: ResponseRecorder,
   ) {
-    this.adapter = ownedResponsesAdapter(ownership);
+    this.adapter = ownedResponsesAdapter(ownership, recorder);
   }
 
   @Post()
@@ -44,8 +46,10 @@ export class ResponsesController {
     // The pipeline writes the answer (plan.res): declared so that Nest sends nothing itself.
     @Res() _res: GatewayResponse,
   ): Promise<void> {
-    // Stored objects it continues from must be the key's own, checked before any upstream call.
-    const checked = plan.key && this.ownership.checkContinuation(plan.body, plan.key);
+    // Stored objects it continues from must be the key's own, checked before any upstream
+    // call (at admission already when it named stored state: see ResponsesConversations).
+    const checked =
+      plan.key && !plan.stateResolved && this.ownership.checkContinuation(plan.body, plan.key);
     // The plan names the format's adapter; this one is it with the ownership records bound.
     return checked
       ? checked.then(() => this.pipeline.serve(plan, this.adapter))

@@ -1,5 +1,5 @@
 import { checkResponseStream } from '../../../test/support/responses-fixtures';
-import { UpstreamConnectionError } from '../../common/errors/gateway-errors';
+import { GatewayError, UpstreamConnectionError } from '../../common/errors/gateway-errors';
 import type { CanonicalEvent, CanonicalUsage } from '../../core/canonical';
 import { ResponseAccumulator } from '../../core/accumulate';
 import type { ResponsesRequestDto } from './responses-request.dto';
@@ -78,7 +78,7 @@ const SHELL = {
   parallel_tool_calls: true,
   previous_response_id: null,
   reasoning: { effort: 'low', summary: 'auto' },
-  store: false,
+  store: true, // the request leaves `store` unset: true, as OpenAI echoes it
   temperature: 1,
   text: { format: { type: 'text' } },
   tool_choice: 'auto',
@@ -373,5 +373,49 @@ describe('toResponseObject', () => {
       reasoning: { effort: null, summary: null },
       tools: [],
     });
+  });
+});
+
+describe('a response the gateway stores (keep)', () => {
+  const UNASKED = { ...REQUEST, include: [] } as ResponsesRequestDto;
+
+  it('mints its own response id and keeps the reasoning payload the client did not ask for (golden)', () => {
+    const kept: unknown[] = [];
+    const streamed = encodeAll(
+      new ResponsesStreamEncoder({ ...options(UNASKED), keep: (s) => kept.push(s) }),
+      STREAM,
+    );
+    const terminal = streamed[streamed.length - 1].response as Record<string, unknown>;
+    const { encrypted_content: _hidden, ...shown } = REASONING_ITEM;
+    // Ids: resp_1 first (at message_start), then the items.
+    expect(terminal.id).toBe('resp_1');
+    expect((terminal.output as unknown[])[0]).toEqual({ ...shown, id: 'rs_2' });
+    expect(kept).toEqual([
+      {
+        ...terminal,
+        output: [
+          { ...REASONING_ITEM, id: 'rs_2' },
+          { ...MESSAGE_ITEM, id: 'msg_3' },
+          { ...CALL_ITEM, id: 'fc_4' },
+        ],
+      },
+    ]);
+    const storedJson: unknown[] = [];
+    const acc = new ResponseAccumulator();
+    STREAM.forEach((e) => acc.push(e));
+    const json = toResponseObject(acc.result(), {
+      ...options(UNASKED),
+      keep: (s) => storedJson.push(s),
+    });
+    expect(json).toEqual(terminal);
+    expect(storedJson).toEqual(kept);
+  });
+
+  it('keeps nothing for a stream that fails', () => {
+    const kept: unknown[] = [];
+    const encoder = new ResponsesStreamEncoder({ ...options(), keep: (s) => kept.push(s) });
+    encodeAll(encoder, STREAM.slice(0, 4));
+    encoder.fail(new GatewayError(502, 'server', 'cut'));
+    expect(kept).toEqual([]);
   });
 });

@@ -30,6 +30,11 @@ export interface ResponsesEncoderOptions {
   newId?: (prefix: string) => string;
   /** Unix seconds, for `completed_at`. */
   now?: () => number;
+  /**
+   * The gateway stores the response: its id is minted here (not the upstream's message id),
+   * and `keep` gets the final response with every reasoning payload, asked for or not.
+   */
+  keep?: (stored: ResponseObject) => void;
 }
 
 /** What the request asked to see of reasoning: streamed summaries, the opaque payload. */
@@ -82,6 +87,9 @@ function reasoningItem(
   return item;
 }
 
+/** The reasoning view a stored copy needs: every payload, for the next turn's upstream. */
+const storedView = (view: ReasoningView): ReasoningView => ({ ...view, encrypted: true });
+
 function messageItem(id: string, text: string, status: MessageItem['status']): MessageItem {
   return { id, type: 'message', role: 'assistant', status, content: [outputText(text)] };
 }
@@ -125,6 +133,8 @@ export class ResponsesStreamEncoder {
   private sequence = 0;
   private shell: ResponseObject | undefined;
   private readonly output: OutputItem[] = [];
+  /** `output` as stored (reasoning payloads included), when the response is kept. */
+  private readonly kept: OutputItem[] = [];
   private open: OpenItem | undefined;
   private ended = false;
   private readonly view: ReasoningView;
@@ -143,7 +153,10 @@ export class ResponsesStreamEncoder {
     }
     switch (event.type) {
       case 'message_start':
-        return this.start(responseId(event.id), event.created);
+        return this.start(
+          this.options.keep ? this.newId('resp_') : responseId(event.id),
+          event.created,
+        );
       case 'block_start':
         return [...this.ensureStarted(), ...this.openItem(event.block)];
       case 'reasoning_delta':
@@ -174,6 +187,7 @@ export class ResponsesStreamEncoder {
           this.now(),
         );
         this.ended = true;
+        this.options.keep?.({ ...final, output: [...this.kept] });
         return [...events, this.event(`response.${final.status}`, { response: final })];
       }
     }
@@ -369,6 +383,9 @@ export class ResponsesStreamEncoder {
           );
         }
         item = reasoningItem(open.id, open.text, open.carried, this.view);
+        if (this.options.keep) {
+          this.kept.push(reasoningItem(open.id, open.text, open.carried, storedView(this.view)));
+        }
         break;
       case 'text':
         events.push(
@@ -398,6 +415,9 @@ export class ResponsesStreamEncoder {
         break;
     }
     this.output.push(item);
+    if (this.options.keep && item.type !== 'reasoning') {
+      this.kept.push(item);
+    }
     events.push(this.event('response.output_item.done', { output_index: open.outputIndex, item }));
     return events;
   }
@@ -431,12 +451,20 @@ export function toResponseObject(
         return functionCallItem(newId('fc_'), block.id, block.name, block.arguments, 'completed');
     }
   };
-  const shell = responseShell(options.request, options.model, responseId(r.id), r.created);
-  return finishedResponse(
-    shell,
-    r.content.map(item),
-    r.finishReason,
-    r.usage,
-    (options.now ?? unixNow)(),
-  );
+  const id = options.keep ? newId('resp_') : responseId(r.id);
+  const shell = responseShell(options.request, options.model, id, r.created);
+  const output = r.content.map(item);
+  const done = finishedResponse(shell, output, r.finishReason, r.usage, (options.now ?? unixNow)());
+  if (options.keep) {
+    const stored = storedView(view);
+    options.keep({
+      ...done,
+      output: r.content.map((block, i) =>
+        block.type === 'reasoning'
+          ? reasoningItem(output[i].id, block.text, block, stored)
+          : output[i],
+      ),
+    });
+  }
+  return done;
 }

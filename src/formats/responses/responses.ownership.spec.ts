@@ -157,7 +157,7 @@ describe('ResponsesOwnership.checkContinuation', () => {
         { ...body, input: [{ type: 'reasoning', id: 'rs_from_elsewhere', summary: [] }] },
         other,
       ),
-    ).resolves.toBeUndefined();
+    ).resolves.toEqual(new Map());
     await expect(
       ownership.checkContinuation(
         {
@@ -167,7 +167,12 @@ describe('ResponsesOwnership.checkContinuation', () => {
         },
         KEY,
       ),
-    ).resolves.toBeUndefined();
+    ).resolves.toEqual(
+      new Map([
+        ['resp_up_1', expect.objectContaining({ kind: 'response', keyId: KEY.id })],
+        ['rs_up_0', expect.objectContaining({ kind: 'response_item', parentId: 'resp_up_1' })],
+      ]),
+    );
   });
 
   it('looks up no carried output id of a stateless request, only references and stored reasoning', async () => {

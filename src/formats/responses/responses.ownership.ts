@@ -10,6 +10,9 @@ import type { ResponsesInputItem, ResponsesRequestDto } from './responses-reques
 /** Owner record kinds of the Responses API. */
 export const RESPONSE = 'response';
 export const RESPONSE_ITEM = 'response_item';
+/** A response the gateway stores itself (formats/responses/store), and its items. */
+export const STORED_RESPONSE = 'stored_response';
+export const STORED_RESPONSE_ITEM = 'stored_response_item';
 
 /** OpenAI's 404 for a response id it does not know: what any id the key may not reach gets. */
 export class ResponseNotFoundError extends GatewayError {
@@ -90,7 +93,10 @@ export class ResponsesOwnership {
   async authorize(id: string, key: ApiKeyInfo): Promise<OwnedObject | undefined> {
     const record = (await this.owners.find([id])).get(id);
     const access = accessOf(record, key);
-    if (access === 'refused' || (record !== undefined && record.kind !== RESPONSE)) {
+    if (
+      access === 'refused' ||
+      (record !== undefined && record.kind !== RESPONSE && record.kind !== STORED_RESPONSE)
+    ) {
       throw new ResponseNotFoundError(id);
     }
     return access === 'owner' ? record : undefined;
@@ -102,9 +108,13 @@ export class ResponsesOwnership {
    * content, so only an id recorded for someone else is refused. A stateless request
    * (`store: false`, no `previous_response_id`) reads no stored item through the ids it
    * carries back (clients such as Codex send them), so those are not looked up, except a
-   * reasoning item without `encrypted_content`: its content is server state.
+   * reasoning item without `encrypted_content`: its content is server state. Resolves with
+   * the records found.
    */
-  checkContinuation(body: ResponsesRequestDto, key: ApiKeyInfo): Promise<void> | undefined {
+  checkContinuation(
+    body: ResponsesRequestDto,
+    key: ApiKeyInfo,
+  ): Promise<Map<string, OwnedObject>> | undefined {
     const previous = typeof body.previous_response_id === 'string' ? body.previous_response_id : '';
     const conversation = conversationId(body.conversation);
     if (conversation !== undefined && key.admin !== true) {
@@ -145,6 +155,7 @@ export class ResponsesOwnership {
           throw new ItemNotFoundError(id);
         }
       }
+      return found;
     });
   }
 

@@ -3,6 +3,7 @@ import { openAiErrorBody } from '../../common/errors/envelopes';
 import type { GatewayError } from '../../common/errors/gateway-errors';
 import type { CanonicalUsage, FinishReason } from '../../core/canonical';
 import type { ResponsesRequestDto } from './responses-request.dto';
+import { continuationOf } from './store/continuation';
 
 /**
  * Responses API wire objects the gateway builds itself (the local model, failure
@@ -139,7 +140,8 @@ export function fromResponsesUsage(u: ResponsesUsageWire): CanonicalUsage {
 
 /**
  * The response object before any output, echoing the request's settings the way the
- * API does. `store` is false: the gateway keeps no copy of responses it builds itself.
+ * API does (`previous_response_id` as the client sent it, also when the gateway rebuilt
+ * the conversation). `store` is the request's: the gateway stores the responses it builds.
  */
 export function responseShell(
   request: Partial<ResponsesRequestDto>,
@@ -161,12 +163,13 @@ export function responseShell(
     model,
     output: [],
     parallel_tool_calls: request.parallel_tool_calls ?? true,
-    previous_response_id: request.previous_response_id ?? null,
+    previous_response_id:
+      continuationOf(request)?.previousResponseId ?? request.previous_response_id ?? null,
     reasoning: {
       effort: request.reasoning?.effort ?? null,
       summary: request.reasoning?.summary ?? null,
     },
-    store: false,
+    store: request.store !== false,
     temperature: request.temperature ?? 1,
     text: request.text ?? { format: { type: 'text' } },
     tool_choice: request.tool_choice ?? 'auto',

@@ -1,5 +1,5 @@
 import { sendJson } from '../../common/http/send-json';
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { concat, defer, mergeMap } from 'rxjs';
 import { CatalogService } from '../../catalog/catalog.service';
@@ -21,14 +21,18 @@ import { ProviderRegistry } from '../../upstream/provider-registry';
 import { ResponsesRelay } from './responses.passthrough';
 import { servesNatively } from '../shared/canonical-path';
 import { responseShell } from './responses.wire';
-import { ResponseNotFoundError, ResponsesOwnership } from './responses.ownership';
+import { ResponseNotFoundError, ResponsesOwnership, STORED_RESPONSE } from './responses.ownership';
+import type { ResponseStore } from './store/response-store';
+import { RESPONSE_STORE } from './store/response-store.token';
+import { inputItemsPage, responseView } from './store/stored-view';
 
 /** Response ids as providers mint them; anything else cannot name a stored response. */
 const RESPONSE_ID = /^[A-Za-z0-9_-]{1,256}$/;
 
 /**
  * `GET` and `DELETE /v1/responses/{id}`, and `GET /v1/responses/{id}/input_items`:
- * forwarded to the provider that stored the response, for the key that made it only
+ * answered from the gateway's own store for a response it stored (models whose provider
+ * keeps no state), else forwarded to the provider that stored it, for the key that made it only
  * (see ResponsesOwnership; any other key gets OpenAI's 404 without an upstream call).
  * The owner record names the provider and the catalog model. An id without a record
  * (made before records were kept) is reachable by an admin key alone, and for it the
@@ -39,8 +43,8 @@ const RESPONSE_ID = /^[A-Za-z0-9_-]{1,256}$/;
  * - otherwise the one provider that serves the Responses API natively for an available
  *   catalog model, when there is exactly one; with several, the request is rejected
  *   (400) and must name a model.
- * Responses of the local models are never stored (404). The provider's object comes
- * back as it is: its `model` is the provider's model id, not the catalog id.
+ * The provider's object comes back as it is: its `model` is the provider's model id, not
+ * the catalog id.
  */
 @Injectable()
 export class StoredResponsesService {
@@ -51,6 +55,7 @@ export class StoredResponsesService {
     private readonly catalog: CatalogService,
     private readonly providers: ProviderRegistry,
     private readonly ownership: ResponsesOwnership,
+    @Inject(RESPONSE_STORE) private readonly store: ResponseStore,
     config: ConfigService<AllConfig, true>,
   ) {
     this.keepaliveMs = config.get('app', { infer: true }).sseKeepaliveMs;
@@ -69,6 +74,11 @@ export class StoredResponsesService {
     }
     const record = await this.ownership.authorize(id, key);
     const query = new URLSearchParams(req.originalUrl.split('?')[1] ?? '');
+    if (record?.kind === STORED_RESPONSE) {
+      req.ctx.provider = record.provider;
+      req.ctx.model = record.model;
+      return this.fromStore(method, record, query, res, below);
+    }
     const modelId = record?.model ?? query.get('model');
     query.delete('model');
     const provider = record ? this.recordedProvider(record) : this.providerFor(modelId, id);
@@ -106,6 +116,38 @@ export class StoredResponsesService {
       ),
       { keepaliveMs: this.keepaliveMs, flow: ctx.flow, errorFrames: (error) => relay.fail(error) },
     );
+  }
+
+  /** A response the gateway stored itself: read, listed or deleted in its store. */
+  private async fromStore(
+    method: 'GET' | 'DELETE',
+    record: OwnedObject,
+    query: URLSearchParams,
+    res: GatewayResponse,
+    below?: 'input_items',
+  ): Promise<void> {
+    const id = record.id;
+    if (method === 'DELETE') {
+      await this.store.remove(id);
+      await this.ownership.forget(id);
+      sendJson(res, JSON.stringify({ id, object: 'response', deleted: true }));
+      return;
+    }
+    if (below === undefined && query.get('stream') === 'true') {
+      throw new InvalidRequestError(
+        'Only background responses can be streamed again; this response was not created with background: true.',
+        'stream',
+      );
+    }
+    const [row] = await this.store.find([id]);
+    if (row === undefined) {
+      throw new ResponseNotFoundError(id);
+    }
+    const body =
+      below === 'input_items'
+        ? inputItemsPage(JSON.parse(row.inputItems) as never[], query)
+        : responseView(row.response, query);
+    sendJson(res, JSON.stringify(body));
   }
 
   /** The provider a record names, while its catalog model is still served by it natively. */

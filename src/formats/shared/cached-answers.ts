@@ -66,12 +66,12 @@ const FRAMES_PER_ENTRY = 8;
  * request records no upstream usage: its ledger row costs nothing and its token reservation
  * is given back.
  */
-export function replayCached<B extends GenerationBody>(
+export async function replayCached<B extends GenerationBody>(
   plan: RequestPlan<B>,
   adapter: GenerationAdapter<B>,
   answer: CachedAnswer,
   keepaliveMs: number,
-): void {
+): Promise<void> {
   const { req, res, body } = plan;
   req.ctx.cache = 'hit';
   req.ctx.model = answer.model;
@@ -79,7 +79,10 @@ export function replayCached<B extends GenerationBody>(
   req.ctx.usage = NO_USAGE;
   res.setHeader('x-gateway-cache', 'hit');
   if (body.stream !== true) {
-    sendJson(res, JSON.stringify(adapter.toJson(answer.response, body, answer.model)));
+    // Only stateless answers are cached, so nothing is stored again here; the adapter may
+    // still answer through a promise.
+    const json: unknown = await adapter.toJson(answer.response, body, answer.model, req);
+    sendJson(res, JSON.stringify(json));
     return;
   }
   const encoder = adapter.encoder(body, answer.model, req);

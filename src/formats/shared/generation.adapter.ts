@@ -36,8 +36,11 @@ export interface GenerationAdapter<
    */
   checkCanonical(body: B, model: CatalogModel, protectedBy: string | undefined): void;
   decode(body: B): CanonicalRequest;
-  /** The unstreamed canonical answer as the format's JSON body. */
-  toJson(response: CanonicalResponse, body: B, modelId: string): unknown;
+  /**
+   * The unstreamed canonical answer as the format's JSON body, or a promise of it when
+   * making it involves I/O (a store write the answer waits for).
+   */
+  toJson(response: CanonicalResponse, body: B, modelId: string, req: GatewayRequest): unknown;
   /** A streamed canonical answer's encoder (one per request). */
   encoder(body: B, modelId: string, req: GatewayRequest): FrameEncoder;
   /**
@@ -76,6 +79,8 @@ export interface FrameEncoder {
   end?(): SseFrame[];
   /** A failure after the stream started, as the format's in-stream error. */
   fail(error: GatewayError): SseFrame[];
+  /** Wraps the encoded frames (holds the terminal event until a store write is durable). */
+  frames?(encoded: Observable<SseFrame>): Observable<SseFrame>;
 }
 
 /** The fast path of one request. */

@@ -1,7 +1,9 @@
 import {
   type CanActivate,
   type ExecutionContext,
+  Inject,
   Injectable,
+  Optional,
   SetMetadata,
   UseGuards,
   applyDecorators,
@@ -27,6 +29,7 @@ import { ProviderRegistry } from '../../upstream/provider-registry';
 import { FallbackPlan, askedFallbacks } from '../../resilience/fallback-plan';
 import { stickyKeyOf } from '../../resilience/sticky-key';
 import { routeGeneration } from './canonical-path';
+import { CONVERSATION_STATE, type ConversationState } from './conversation-state';
 import type { GenerationBody } from './generation.adapter';
 import type { WireFormatDescriptor } from './wire-format';
 import type { PlannedRequest, RequestPlan } from './request-plan';
@@ -83,6 +86,9 @@ export class GenerationGuard implements CanActivate {
     private readonly providers: ProviderRegistry,
     private readonly outputs: OutputProtections,
     private readonly fallbacks: FallbackPlan,
+    @Optional()
+    @Inject(CONVERSATION_STATE)
+    private readonly state: ConversationState | undefined,
   ) {}
 
   canActivate(context: ExecutionContext): true | Promise<true> {
@@ -119,57 +125,69 @@ export class GenerationGuard implements CanActivate {
     Object.freeze(valid);
     const sent = withoutGatewayFields(protections?.stripped ?? valid);
     const asked = askedFallbacks(req, valid);
-    const plan = (admission: Admission): RequestPlan => {
-      req.plan = Object.freeze({
-        format,
-        adapter: facts,
-        received: valid,
-        body: sent,
-        raw: sent === valid ? req.rawBody : undefined,
-        route,
-        models: this.fallbacks.candidates(
-          route.model,
-          req.ctx.key,
-          facts.format,
-          asked,
-          admission.contextFallback,
-        ),
-        sticky: stickyKeyOf(req, valid),
-        protections,
-        admission,
-        key: req.ctx.key,
-        req,
-        res,
-      });
-      return req.plan;
-    };
     checkModelScope(req.ctx.key, valid.model);
-    const admit = (): Admission | Promise<Admission> =>
-      this.limits.admit(facts.limits(sent, req.query), req, res, {
-        asked,
-        contextFallback: (fits) =>
-          this.fallbacks.contextFallback(route.model, req.ctx.key, format.name, fits),
-        ...(protections === undefined
-          ? {}
-          : { protections: (chars: number) => this.protections.worstCase(protections, chars) }),
-      });
-    const admitted = this.tracing.enabled
-      ? this.tracing.step(req, 'gateway.limits', admit)
-      : admit();
-    if (protections === undefined) {
-      if (admitted instanceof Promise) {
-        return admitted.then((a) => (plan(a), true));
+    /** Admission of `body`, the body that goes upstream, once its conversation is known. */
+    const admitBody = (body: GenerationBody, stateResolved: boolean): true | Promise<true> => {
+      const plan = (admission: Admission): RequestPlan => {
+        req.plan = Object.freeze({
+          format,
+          adapter: facts,
+          received: valid,
+          body,
+          stateResolved,
+          raw: body === valid ? req.rawBody : undefined,
+          route,
+          models: this.fallbacks.candidates(
+            route.model,
+            req.ctx.key,
+            facts.format,
+            asked,
+            admission.contextFallback,
+          ),
+          sticky: stickyKeyOf(req, valid),
+          protections,
+          admission,
+          key: req.ctx.key,
+          req,
+          res,
+        });
+        return req.plan;
+      };
+      const admit = (): Admission | Promise<Admission> =>
+        this.limits.admit(facts.limits(body, req.query), req, res, {
+          asked,
+          contextFallback: (fits) =>
+            this.fallbacks.contextFallback(route.model, req.ctx.key, format.name, fits),
+          ...(protections === undefined
+            ? {}
+            : { protections: (chars: number) => this.protections.worstCase(protections, chars) }),
+        });
+      const admitted = this.tracing.enabled
+        ? this.tracing.step(req, 'gateway.limits', admit)
+        : admit();
+      if (protections === undefined) {
+        if (admitted instanceof Promise) {
+          return admitted.then((a) => (plan(a), true));
+        }
+        plan(admitted);
+        return true;
       }
-      plan(admitted);
-      return true;
-    }
-    const check = (): true | Promise<true> =>
-      this.protections.check(protections, facts.protections, req, res);
-    const checked = (a: Admission): true | Promise<true> => {
-      plan(a);
-      return this.tracing.enabled ? this.tracing.step(req, 'gateway.protections', check) : check();
+      const check = (): true | Promise<true> =>
+        this.protections.check(protections, facts.protections, req, res, body);
+      const checked = (a: Admission): true | Promise<true> => {
+        plan(a);
+        return this.tracing.enabled
+          ? this.tracing.step(req, 'gateway.protections', check)
+          : check();
+      };
+      return admitted instanceof Promise ? admitted.then(checked) : checked(admitted);
     };
-    return admitted instanceof Promise ? admitted.then(checked) : checked(admitted);
+    // Server-held history is read here, once, so that everything below counts all of it;
+    // a request that names none pays nothing.
+    if (this.state?.names(sent) === true) {
+      return this.state.resolve(sent, req.ctx.key, route).then((body) => admitBody(body, true));
+    }
+    return admitBody(sent, false);
   }
 }
 

@@ -63,7 +63,7 @@ export class GenerationPipeline {
       if (ticket.lookup) {
         const hit = await this.cache.lookup(ticket);
         if (hit !== undefined) {
-          replayCached(plan, adapter, hit, this.keepaliveMs);
+          await replayCached(plan, adapter, hit, this.keepaliveMs);
           return;
         }
       } else {
@@ -160,14 +160,11 @@ export class GenerationPipeline {
     const protectedEvents = output ? started.pipe(output.protect) : started;
     const response = await collectResponse(protectedEvents.pipe(tap(recordUsage)));
     capture?.answered(response);
-    const toJson = (): unknown => adapter.toJson(response, body, a.model.id);
-    return () =>
-      sendJson(
-        res,
-        JSON.stringify(
-          this.tracing.enabled ? this.tracing.step(req, 'gateway.encode', toJson) : toJson(),
-        ),
-      );
+    const toJson = (): unknown => adapter.toJson(response, body, a.model.id, req);
+    const made = this.tracing.enabled ? this.tracing.step(req, 'gateway.encode', toJson) : toJson();
+    // A promise when the answer waits for a write (a stored response).
+    const json: unknown = made instanceof Promise ? await made : made;
+    return () => sendJson(res, JSON.stringify(json));
   }
 
   /** One attempt of a streamed request: its frames once the upstream started, and its error frames. */
@@ -210,7 +207,8 @@ export class GenerationPipeline {
           return encoder.encode(event);
         }),
       );
-      const ended = encoder.end ? endWith(encoded, () => encoder.end?.() ?? []) : encoded;
+      const closed = encoder.end ? endWith(encoded, () => encoder.end?.() ?? []) : encoded;
+      const ended = encoder.frames ? encoder.frames(closed) : closed;
       return this.tracing.enabled ? this.traceEncoding(req, ended) : ended;
     });
     return { frames, fail: (error) => encoder.fail(error) };

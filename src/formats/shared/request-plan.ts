@@ -26,6 +26,11 @@ export interface RequestPlan<B extends GenerationBody = GenerationBody> {
    * OpenRouter's `models`); `received` itself when it had none. Frozen.
    */
   readonly body: Readonly<B>;
+  /**
+   * Whether admission resolved and checked the conversation state the body names (see
+   * ConversationState): `body` then holds the history.
+   */
+  readonly stateResolved: boolean;
   /** The client's bytes, while they say exactly `body` (undefined once admission took fields out). */
   readonly raw: Buffer | undefined;
   /** The requested model, its provider and serving path, decided once. */

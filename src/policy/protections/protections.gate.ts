@@ -121,20 +121,21 @@ export class ProtectionsGate {
 
   /**
    * Runs the plan's checks (synchronous when it has none), then lists the outgoing
-   * protections as pending and publishes the report.
+   * protections as pending and publishes the report. `body`: what goes upstream, when
+   * admission rebuilt it (a conversation the client continued); the client's by default.
    */
   check(
     plan: ProtectionPlan,
     extractor: ProtectionExtractor,
     req: GatewayRequest,
     res: GatewayResponse,
+    body: unknown = req.body,
   ): true | Promise<true> {
     const checks = plan.active.filter((a) => a.protection.check !== undefined);
     if (checks.length === 0) {
       settle(plan, req, res);
       return true;
     }
-    const body: unknown = req.body;
     return runChecks(checks, plan, () => extractor.parts(body), req, res);
   }
 }

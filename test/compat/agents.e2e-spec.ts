@@ -138,11 +138,7 @@ describe('Claude Code (claude -p) through /v1/messages', () => {
   });
 });
 
-const codexBinary = join(
-  dirname(require.resolve('@openai/codex/package.json')),
-  'bin',
-  'codex.js',
-);
+const codexBinary = join(dirname(require.resolve('@openai/codex/package.json')), 'bin', 'codex.js');
 
 describe('Codex CLI (codex exec) through /v1/responses', () => {
   async function codex(model: string, prompt: string): Promise<string> {

@@ -41,10 +41,10 @@ const claudeCode = (body: Partial<MessagesRequestDto> = {}): CanonicalRequest =>
     messages: [{ role: 'user', content: 'List the files.' }],
     metadata: { user_id: CLAUDE_CODE_USER },
     ...body,
-  } as MessagesRequestDto);
+  });
 
 const chat = (body: Partial<ChatCompletionRequestDto>): CanonicalRequest =>
-  decodeChatRequest({ model: 'claude', messages: [], ...body } as ChatCompletionRequestDto);
+  decodeChatRequest({ model: 'claude', messages: [], ...body });
 
 const gpt4o = testModel('chat_completions', { maxOutputTokens: 16384 });
 const gptResponses = testModel('responses', { maxOutputTokens: 16384 });
@@ -205,7 +205,7 @@ describe('prompt caching across translation', () => {
         { type: 'function_call_output', call_id: 'c1', output: 'ok' },
       ],
       prompt_cache_key: 'codex-session-1',
-    } as ResponsesRequestDto);
+    });
     const on = toAnthropicRequest(responses, claude);
     expect(on.dropped).toEqual([]);
     const ephemeral = { type: 'ephemeral' };
@@ -232,7 +232,7 @@ describe('mid-conversation system messages', () => {
 
   it('keeps its place on a chat upstream', () => {
     const roles = (toOpenAiChatRequest(conversation, gpt4o).body.messages as Json[]).map(
-      (m) => `${m.role}:${typeof m.content === 'string' ? m.content : ''}`,
+      (m) => `${String(m.role)}:${typeof m.content === 'string' ? m.content : ''}`,
     );
     expect(roles).toEqual([
       'system:You are Claude Code.',

@@ -4,7 +4,6 @@ import type { ChatCompletionRequestDto } from '../formats/chat-completions/chat-
 import { decodeMessagesRequest } from '../formats/messages/messages.decoder';
 import type { MessagesRequestDto } from '../formats/messages/messages-request.dto';
 import { decodeResponsesRequest } from '../formats/responses/responses.decoder';
-import type { ResponsesRequestDto } from '../formats/responses/responses-request.dto';
 import { testModel } from '../testing/test-model';
 import { toAnthropicRequest } from './providers/anthropic/to-anthropic';
 import { toOpenAiChatRequest } from './providers/openai/to-openai-chat';

@@ -3,7 +3,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { TEST_KEY } from '../support/gateway';
-import { type CompatRig, MODELS, isLocal, startCompatRig } from './compat-upstream';
+import { type CompatRig, MODELS, startCompatRig } from './compat-upstream';
 
 /**
  * Coding agents driven as their users run them, each pointed at the gateway by base URL and
@@ -70,10 +70,15 @@ function upstreamSince(from: number): { path: string; body: Record<string, any> 
     .map((r) => ({ path: r.path, body: r.body as Record<string, any> }));
 }
 
+/**
+ * Claude Code's native binary, from its platform package (the wrapper's postinstall only
+ * links the same file over its placeholder, and npm may leave install scripts unrun).
+ */
 const claudeBinary = join(
-  dirname(require.resolve('@anthropic-ai/claude-code/package.json')),
-  'bin',
-  'claude.exe',
+  dirname(
+    require.resolve(`@anthropic-ai/claude-code-${process.platform}-${process.arch}/package.json`),
+  ),
+  'claude',
 );
 
 describe('Claude Code (claude -p) through /v1/messages', () => {
@@ -133,8 +138,7 @@ describe('Claude Code (claude -p) through /v1/messages', () => {
   it('answers on a local model', async () => {
     const out = await claude(MODELS.localGpt, 'Say hello.');
     expect(out.is_error).toBe(false);
-    expect(typeof out.result).toBe('string');
-    expect(isLocal(MODELS.localGpt)).toBe(true);
+    expect(out.result).toMatch(/^Echo: [\s\S]*Say hello\./);
   });
 });
 

@@ -11,9 +11,12 @@ import {
   databaseOf,
   ledgerTotal,
 } from './support/budgets';
+import { BUDGET_GATE } from '../src/limits/budget-gate';
+import type { ReservingBudgetGate } from '../src/usage/budget.gate';
 import { consoleSession } from './support/console-session';
+import { chatCompletion } from './support/chat-fixtures';
 import { FakeUpstream } from './support/fake-upstream';
-import { startGateway, type TestGateway } from './support/gateway';
+import { startGateway, writeCatalog, type TestGateway } from './support/gateway';
 import { ADMIN_TOKEN, admin, createKey, eventually, pricedCatalog } from './support/key-store';
 import { describeOnEachStore, type StoreBackend } from './support/postgres';
 
@@ -178,6 +181,54 @@ function budgetSuite(backend: () => Promise<StoreBackend>): void {
     );
     expect(err).toBeInstanceOf(OpenAI.RateLimitError);
     expect(err.error.message).toMatch(/worst-case cost .* is \$0\.1601/);
+  });
+
+  it('refuses background responses to a budgeted key (their cost comes after the reservation closes)', async () => {
+    const queued = {
+      id: 'resp_bg_1',
+      object: 'response',
+      created_at: 1,
+      status: 'queued',
+      background: true,
+      model: 'upstream-gpt',
+      output: [],
+      usage: null,
+    };
+    upstream.on('/v1/responses', () => ({ json: queued }));
+    const body = {
+      model: 'test-gpt',
+      instructions: SYSTEM.content,
+      input: 'Hi',
+      background: true,
+      max_output_tokens: 10,
+    };
+    const budgeted = await createKey(gw, {
+      name: 'background-budgeted',
+      budget: { amount_usd: 1, period: 'day' },
+    });
+    const before = upstream.requests.length;
+    const err = await rejection(
+      new OpenAI({ baseURL: gw.baseURL, apiKey: budgeted.key, maxRetries: 0 }).responses.create(
+        body,
+      ),
+    );
+    expect(err).toBeInstanceOf(OpenAI.BadRequestError);
+    expect(err.error).toMatchObject({
+      type: 'invalid_request_error',
+      param: 'background',
+      code: 'background_not_allowed_with_budget',
+    });
+    expect(upstream.requests.length).toBe(before);
+    expect(await counterOf(gw, 'key', budgeted.id)).toMatchObject({ reservations: 0 });
+    // Without a budget, background works as it always did.
+    const free = await createKey(gw, { name: 'background-free' });
+    const made = await new OpenAI({
+      baseURL: gw.baseURL,
+      apiKey: free.key,
+      maxRetries: 0,
+    }).responses.create(body);
+    expect(made).toMatchObject({ id: 'resp_bg_1', status: 'queued' });
+    expect(upstream.last().body).toMatchObject({ background: true });
   });
 
   it('settles the reservation to nothing when the upstream fails', async () => {
@@ -382,3 +433,203 @@ function budgetSuite(backend: () => Promise<StoreBackend>): void {
 }
 
 describeOnEachStore('Budgets as hard limits', 'budgets', budgetSuite);
+
+/** A ttl short enough to pass several times while one request runs. */
+const SHORT_TTL_MS = 1500;
+
+function renewalSuite(backend: () => Promise<StoreBackend>): void {
+  let upstream: FakeUpstream;
+  let gw: TestGateway;
+  let drop: (() => Promise<void>) | undefined;
+
+  beforeAll(async () => {
+    const store = await backend();
+    drop = store.drop;
+    upstream = await new FakeUpstream().start();
+    gw = await startGateway({
+      CATALOG_PATH: pricedCatalog(upstream.url),
+      GATEWAY_ADMIN_TOKEN: ADMIN_TOKEN,
+      BUDGET_RESERVATION_TTL_MS: String(SHORT_TTL_MS),
+      USAGE_FLUSH_INTERVAL_MS: '50',
+      REDIS_URL: '',
+      ...store.env,
+    });
+  }, 90_000);
+
+  afterAll(async () => {
+    await gw?.close();
+    await upstream?.stop();
+    await drop?.();
+  });
+
+  it('keeps renewing the reservation of a request that outlives the ttl; one nobody renews is swept', async () => {
+    const { id, key } = await createKey(gw, {
+      name: 'long-stream',
+      budget: { amount_usd: 1, period: 'day' },
+    });
+    const base = { id: 'c', object: 'chat.completion.chunk', created: 1, model: 'upstream-gpt' };
+    upstream.on('/v1/chat/completions', () => ({
+      sse: [{ ...base, choices: [{ index: 0, delta: { role: 'assistant', content: 'Hel' } }] }],
+      after: 'hold',
+    }));
+    const controller = new AbortController();
+    const stream = await new OpenAI({
+      baseURL: gw.baseURL,
+      apiKey: key,
+      maxRetries: 0,
+    }).chat.completions.create(
+      {
+        model: 'test-gpt',
+        max_tokens: MAX_TOKENS,
+        stream: true,
+        messages: [SYSTEM, { role: 'user', content: 'Hi' }],
+      },
+      { signal: controller.signal },
+    );
+    const held = await counterOf(gw, 'key', id);
+    expect(held.reservations).toBe(1);
+    // An orphan of the same key, as a replica that died leaves it: nobody renews it.
+    const { db } = databaseOf(gw);
+    await sql`
+      WITH c AS (
+        UPDATE budget_counters SET reserved_pusd = reserved_pusd + 5000000000
+        WHERE scope = 'key' AND scope_id = ${id} RETURNING period, period_start)
+      INSERT INTO budget_reservations
+        (id, scope, scope_id, period, period_start, amount_pusd, expires_at)
+      SELECT gen_random_uuid(), 'key', ${id}, period, period_start, 5000000000,
+        now() + ${SHORT_TTL_MS} * interval '1 millisecond' FROM c`.execute(db);
+    await new Promise((r) => setTimeout(r, SHORT_TTL_MS * 2.5));
+    await gw.app.get<ReservingBudgetGate>(BUDGET_GATE).sweepExpired();
+    // The running request still holds its worst case; the orphan is gone.
+    const after = await counterOf(gw, 'key', id);
+    expect(after.reservations).toBe(1);
+    expect(after.reserved).toBe(held.reserved);
+    controller.abort();
+    await (async () => {
+      for await (const _ of stream) {
+        // the abort ends it
+      }
+    })().catch(() => undefined);
+  }, 30_000);
+}
+
+describeOnEachStore('Budget reservations of running requests', 'budgets_renew', renewalSuite);
+
+/** The answering model of the judge suite, and a judge model on an upstream of its own. */
+function judgedCatalog(answers: string, judges: string): string {
+  return writeCatalog(`
+providers:
+  - { name: fake-openai, kind: openai, base_url: ${answers}/v1, api_key_env: TEST_UPSTREAM_KEY }
+  - { name: judges, kind: openai-compatible, base_url: ${judges}/v1 }
+models:
+  - { id: test-gpt, upstream_id: upstream-gpt, provider: fake-openai, family: openai, context_window: 128000, max_output_tokens: 16384, pricing: { input: 1.25, output: 10 } }
+  - { id: judge-mini, provider: judges, family: openai, context_window: 32000, max_output_tokens: 4096, pricing: { input: 2, output: 8 } }
+`);
+}
+
+const SHADOW_TOOL = {
+  type: 'function' as const,
+  function: {
+    name: 'shadow_agent_validation',
+    parameters: { type: 'object', properties: { model: { const: 'judge-mini' } } },
+  },
+};
+
+function judgeSuite(backend: () => Promise<StoreBackend>): void {
+  let answers: FakeUpstream;
+  let judges: FakeUpstream;
+  let gw: TestGateway;
+  let drop: (() => Promise<void>) | undefined;
+
+  beforeAll(async () => {
+    const store = await backend();
+    drop = store.drop;
+    answers = await new FakeUpstream().start();
+    judges = await new FakeUpstream().start();
+    const base = { id: 'c', object: 'chat.completion.chunk', created: 1, model: 'upstream-gpt' };
+    answers.on('/v1/chat/completions', () => ({
+      sse: [{ ...base, choices: [{ index: 0, delta: { role: 'assistant', content: 'Hel' } }] }],
+      after: 'hold',
+    }));
+    judges.on('/v1/chat/completions', () => ({
+      json: chatCompletion('judge-mini', '{"verdict":"allow","reason":"fine"}', {
+        usage: { prompt_tokens: 900, completion_tokens: 12, total_tokens: 912 },
+      }),
+    }));
+    gw = await startGateway({
+      CATALOG_PATH: judgedCatalog(answers.url, judges.url),
+      GATEWAY_ADMIN_TOKEN: ADMIN_TOKEN,
+      BUDGET_COUNT_PROTECTIONS: 'true',
+      USAGE_FLUSH_INTERVAL_MS: '50',
+      REDIS_URL: '',
+      ...store.env,
+    });
+  }, 90_000);
+
+  afterAll(async () => {
+    await gw?.close();
+    await answers?.stop();
+    await judges?.stop();
+    await drop?.();
+  });
+
+  const body = (tools: object[]) => ({
+    model: 'test-gpt',
+    max_tokens: MAX_TOKENS,
+    stream: true as const,
+    messages: [SYSTEM, { role: 'user' as const, content: 'Hi' }],
+    ...(tools.length > 0 ? { tools } : {}),
+  });
+
+  /** What a request of `key` holds reserved while its answer runs (then it is cut). */
+  async function heldBy(key: string, id: string, tools: object[]): Promise<bigint> {
+    const controller = new AbortController();
+    const stream = await new OpenAI({
+      baseURL: gw.baseURL,
+      apiKey: key,
+      maxRetries: 0,
+    }).chat.completions.create(body(tools) as never, { signal: controller.signal });
+    const held = await counterOf(gw, 'key', id);
+    controller.abort();
+    await (async () => {
+      for await (const _ of stream as unknown as AsyncIterable<unknown>) {
+        // the abort ends it
+      }
+    })().catch(() => undefined);
+    await settled(gw, 'key', id);
+    return held.reserved;
+  }
+
+  it('reserves the worst case of the protection judges when their calls count against the budget', async () => {
+    const { id, key } = await createKey(gw, {
+      name: 'judged',
+      budget: { amount_usd: 5, period: 'day' },
+    });
+    const plain = await heldBy(key, id, []);
+    const judged = await heldBy(key, id, [SHADOW_TOOL]);
+    // One judge call: at most its whole 32,000-token window at $2 per million, and its
+    // 300-token answer budget at $8 per million.
+    const judgeMax = 32_000n * 2_000_000n + 300n * 8_000_000n;
+    expect(judged - plain).toBeGreaterThanOrEqual(300n * 8_000_000n);
+    expect(judged - plain).toBeLessThanOrEqual(judgeMax);
+
+    // A budget that covers the answer's worst case but not the judge's refuses, upstream untouched.
+    const between = Number((plain + (judged - plain) / 2n) / 1_000_000n) / 1e6;
+    const tight = await createKey(gw, {
+      name: 'judged-tight',
+      budget: { amount_usd: between, period: 'day' },
+    });
+    const before = answers.requests.length;
+    const err = await rejection(
+      new OpenAI({ baseURL: gw.baseURL, apiKey: tight.key, maxRetries: 0 }).chat.completions.create(
+        body([SHADOW_TOOL]) as never,
+      ),
+    );
+    expect(err).toBeInstanceOf(OpenAI.RateLimitError);
+    expect(err.error.code).toBe('insufficient_quota');
+    expect(answers.requests.length).toBe(before);
+    expect(judges.requests.length).toBe(0);
+  }, 30_000);
+}
+
+describeOnEachStore('Budgets that count protection judges', 'budgets_judges', judgeSuite);

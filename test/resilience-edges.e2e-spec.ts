@@ -309,7 +309,11 @@ describe('listeners per request', () => {
           a.script = Array.from({ length: 11 }, () => 'error_503' as const);
           const many = await chat('gpt-many', stream, extra);
           expect([once.status, many.status]).toEqual([200, 200]);
-          expect(served(many)[2]).toBe('12');
+          // On a loaded machine twelve attempts may outlast the stream hold: the head then went
+          // out first and the count travels in the SSE comment instead.
+          const attempts =
+            served(many)[2] ?? /^: x-gateway-attempts: (\d+)$/m.exec(many.text)?.[1] ?? null;
+          expect(attempts).toBe('12');
         }
       }
     } finally {

@@ -29,6 +29,8 @@ const ANSWER: UpstreamItem[] = [
   { kind: 'reasoning', summaries: ['**Greeting**\n\nSay hi.'] },
   { kind: 'message', pieces: ['Hel', 'lo'] },
 ];
+/** The input the fake upstream answers with a stream it cuts mid-message. */
+const CUT = 'cut this answer';
 const rejection = (p: Promise<unknown>) => rejectionOf<InstanceType<typeof OpenAI.APIError>>(p);
 
 /** Two models on one OpenAI upstream, so that a key can be scoped to one of them. */
@@ -85,6 +87,12 @@ function storingUpstream(upstream: FakeUpstream, legacy: string[]): void {
     const tag = `o${++made}`;
     hold(tag);
     const model = (req.body as { model: string }).model;
+    if ((req.body as { input?: unknown }).input === CUT) {
+      // The connection drops in the middle of the answer's message, before any terminal event.
+      const events = withIds(responsesStream(model, ANSWER, 'none'), tag);
+      const at = events.findIndex((e) => e.type === 'response.output_text.delta');
+      return { sse: asSse(events.slice(0, at + 1)), after: 'destroy' };
+    }
     return (req.body as { stream?: boolean }).stream === true
       ? { sse: asSse(withIds(responsesStream(model, ANSWER), tag)) }
       : { json: withIds(responsesObject(model, ANSWER), tag) };
@@ -310,6 +318,75 @@ describeOnEachStore('stored responses belong to the key that made them', 'owners
         }),
       );
       expect(e.code).toBe('previous_response_not_found');
+    });
+    expect(calls).toBe(0);
+  });
+
+  it('owns the output items of a stream cut mid-answer from the moment each one started', async () => {
+    const started: string[] = [];
+    const failed = await client(t.keys.a)
+      .responses.create({ model: 'test-gpt', instructions: INSTRUCTIONS, input: CUT, stream: true })
+      .then(async (stream) => {
+        for await (const event of stream) {
+          if (event.type === 'response.output_item.added') {
+            started.push(event.item.id!);
+          }
+        }
+      })
+      .then(
+        () => false,
+        () => true,
+      );
+    expect(failed).toBe(true);
+    expect(started).toHaveLength(2);
+    const [reasoning, message] = started;
+    const calls = await upstreamCalls(async () => {
+      // Another key carrying the started reasoning item back would read it from A's store.
+      const e1 = await rejection(
+        create(t.keys.b, { input: [{ type: 'reasoning', id: reasoning, summary: [] }] }),
+      );
+      expect(e1).toBeInstanceOf(OpenAI.NotFoundError);
+      // Recorded, so not even an admin key reaches it.
+      const e2 = await rejection(
+        create(TEST_KEY, { input: [{ type: 'item_reference', id: message }] }),
+      );
+      expect(e2).toBeInstanceOf(OpenAI.NotFoundError);
+    });
+    expect(calls).toBe(0);
+    // Its maker may refer to it.
+    await create(t.keys.a, { input: [{ type: 'item_reference', id: message }] });
+    expect(t.upstream.last().body).toMatchObject({
+      input: [{ type: 'item_reference', id: message }],
+    });
+  });
+
+  it('looks up no carried output id of a stateless request (store: false), only references and stored reasoning', async () => {
+    const made = await create(t.keys.a);
+    const reasoning = made.output.find((item) => item.type === 'reasoning')!;
+    const message = made.output.find((item) => item.type === 'message')!;
+    // Codex sends its output items back, ids included, with store: false: they carry their content.
+    await create(t.keys.b, {
+      store: false,
+      input: [
+        { role: 'user', content: 'hi' },
+        { type: 'message', id: message.id, role: 'assistant', content: 'Hello' },
+        { role: 'user', content: 'and again' },
+      ],
+    });
+    expect(t.upstream.last().body).toMatchObject({ store: false });
+    const calls = await upstreamCalls(async () => {
+      const e1 = await rejection(
+        create(t.keys.b, { store: false, input: [{ type: 'item_reference', id: message.id }] }),
+      );
+      expect(e1).toBeInstanceOf(OpenAI.NotFoundError);
+      // A reasoning item without encrypted content is read from the store.
+      const e2 = await rejection(
+        create(t.keys.b, {
+          store: false,
+          input: [{ type: 'reasoning', id: reasoning.id, summary: [] }],
+        }),
+      );
+      expect(e2).toBeInstanceOf(OpenAI.NotFoundError);
     });
     expect(calls).toBe(0);
   });

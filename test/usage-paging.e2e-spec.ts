@@ -187,7 +187,19 @@ function pagingSuite(env: () => Promise<StoreBackend>) {
   }, 120_000);
 
   it('refuses a cursor it did not write, and an unknown export format', async () => {
-    for (const after of ['12345', 'not-a-cursor', Buffer.from('x|1|2').toString('base64url')]) {
+    const cursor = (text: string): string => Buffer.from(text).toString('base64url');
+    for (const after of [
+      '12345',
+      'not-a-cursor',
+      cursor('x|1|2'),
+      // Shaped right, but no day or id the database holds: never a 500.
+      cursor('2026-02-30T10:00:00.000000Z|5|9'),
+      cursor('2026-01-31T24:61:00.000000Z|5|9'),
+      cursor('2026-01-31T10:00:00.000000Z|9223372036854775808|9'),
+      cursor('2026-01-31T10:00:00.000000Z|5|9999999999999999999'),
+      cursor('2026-01-31T10:00:00.000000Z|0|9'),
+      cursor('2026-01-31T10:00:00.000000Z|05|9'),
+    ]) {
       const res = await admin(store.gw, 'GET', `/usage/requests?after=${after}`);
       expect(res.status).toBe(400);
       expect(res.body.error).toMatchObject({ param: 'after', code: 'invalid_cursor' });

@@ -10,6 +10,7 @@ import type {
 import { Public } from '../auth/public.decorator';
 import { GatewayError, InvalidRequestError } from '../common/errors/gateway-errors';
 import { own } from '../common/own';
+import { isRowId } from '../db/row-id';
 import { AdminGuard, principalOf } from './admin.guard';
 import { parseTime } from './key-input';
 
@@ -59,17 +60,22 @@ function decodeCursor(raw: string | undefined): AuditCursor | undefined {
   if (raw === undefined) {
     return undefined;
   }
-  const m = /^(\d{1,15})\.(\d{1,19})$/.exec(
-    Buffer.from(String(raw), 'base64url').toString('latin1'),
-  );
-  if (m === null) {
+  const text = String(raw);
+  const m = /^(\d{1,15})\.(\d{1,19})$/.exec(Buffer.from(text, 'base64url').toString('latin1'));
+  const cursor = m === null ? undefined : { at: new Date(Number(m[1])), id: m[2] };
+  // Round trip: only what encodeCursor writes (an id within int8, no leading zeros) passes.
+  if (
+    cursor === undefined ||
+    !isRowId(cursor.id) ||
+    Buffer.from(`${cursor.at.getTime()}.${cursor.id}`).toString('base64url') !== text
+  ) {
     throw new InvalidRequestError(
-      "Invalid 'after': not a cursor from this API.",
+      "Invalid 'after': pass the next_cursor of the previous page unchanged.",
       'after',
-      'invalid_value',
+      'invalid_cursor',
     );
   }
-  return { at: new Date(Number(m[1])), id: m[2] };
+  return cursor;
 }
 
 function auditLimit(raw: string | undefined): number {

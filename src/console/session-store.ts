@@ -17,6 +17,8 @@ export const SESSION_TTL_MS = 8 * 3_600_000;
  */
 const TRUST_MS = 30_000;
 const CACHE_MAX = 10_000;
+/** Sessions read per page when the configuration withdraws grants at boot. */
+const WITHDRAW_PAGE = 500;
 /** Ended and expired rows are kept this long for inspection, then deleted. */
 const KEEP_ENDED_MS = 30 * 86_400_000;
 
@@ -181,14 +183,35 @@ export class SessionStore {
     }, reason);
   }
 
-  /** Ends the live sessions whose grant `stillHolds` rejects (the configuration changed). */
+  /**
+   * Ends the live sessions whose grant `stillHolds` rejects (the configuration changed):
+   * every one of them, read a page at a time in id order (keyset), however many there are.
+   */
   async endWithdrawn(stillHolds: (s: StoredSession) => boolean): Promise<StoredSession[]> {
-    const open = (await this.list()).filter((s) => !stillHolds(s));
-    if (open.length === 0) {
-      return [];
+    const ended: StoredSession[] = [];
+    let after: string | undefined;
+    for (;;) {
+      let page = this.database.db
+        .selectFrom('console_sessions')
+        .selectAll()
+        .where('ended_at', 'is', null)
+        .where('expires_at', '>', sql<Date>`now()`);
+      if (after !== undefined) {
+        page = page.where('id', '>', after);
+      }
+      const rows = await page.orderBy('id').limit(WITHDRAW_PAGE).execute();
+      const ids = rows
+        .map(fromRow)
+        .filter((s) => !stillHolds(s))
+        .map((s) => s.id);
+      if (ids.length > 0) {
+        ended.push(...(await this.end((q) => q.where('id', 'in', ids), 'grant_withdrawn')));
+      }
+      if (rows.length < WITHDRAW_PAGE) {
+        return ended;
+      }
+      after = rows[rows.length - 1].id;
     }
-    const ids = open.map((s) => s.id);
-    return this.end((q) => q.where('id', 'in', ids), 'grant_withdrawn');
   }
 
   /** Live sessions, most recently active first. */

@@ -32,6 +32,11 @@ export interface LimitFacts {
    * then reserves the model's whole context window for the prompt.
    */
   uncountedInput?: boolean;
+  /**
+   * True when the answer is made after the response (Responses `background: true`): its
+   * cost arrives where the gateway never sees it, so a budget cannot hold it.
+   */
+  detached?: boolean;
   /** Every piece of prompt text the model reads: instructions, messages, tool schemas. */
   texts: string[];
 }

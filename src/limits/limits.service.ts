@@ -19,7 +19,7 @@ import {
 import { envelopeForPath } from '../common/errors/global-exception.filter';
 import type { GatewayRequest, GatewayResponse } from '../common/request-context';
 import type { AllConfig, LimitsConfig } from '../config';
-import { BUDGET_GATE, type BudgetGate } from './budget-gate';
+import { BUDGET_GATE, type BudgetGate, DetachedWithBudgetError } from './budget-gate';
 import type { LimitFacts } from './limit-facts';
 import { LimitsHealth } from './limits-health';
 import {
@@ -73,6 +73,11 @@ export interface FallbackOptions {
    * none, and the request gets context_length_exceeded.
    */
   contextFallback?: (fits: (m: CatalogModel) => boolean) => CatalogModel | undefined;
+  /**
+   * The worst case of the request's protection judge calls, in pico-dollars, given the
+   * characters of its prompt text; a budget adds it when judge calls count against it.
+   */
+  protections?: (promptChars: number) => bigint;
 }
 
 /**
@@ -186,13 +191,22 @@ export class LimitsService implements OnModuleInit, OnApplicationShutdown {
     }
     // Only a key with a budget (its own or its team's) pays for the worst case and the
     // reservation; a request that generates nothing costs nothing.
-    const gate =
+    const budgets =
       info !== undefined && facts.tokenFree !== true && this.budgets?.applies(info)
-        ? this.budgets.reserve(
+        ? this.budgets
+        : undefined;
+    if (budgets !== undefined && facts.detached === true) {
+      throw new DetachedWithBudgetError();
+    }
+    const judges = fallbacks.protections;
+    const gate =
+      budgets !== undefined && info !== undefined
+        ? budgets.reserve(
             info,
             this.worstCase(facts, model, info, fallbacks.asked ?? [], requestedOutput, estimate),
             req,
             res,
+            judges === undefined ? undefined : () => judges(promptChars(facts)),
           )
         : undefined;
     const rateLimit = (): Admission | Promise<Admission> => {
@@ -379,4 +393,13 @@ function tokensUsed(req: GatewayRequest, res: GatewayResponse, reserved: number)
     return usage.inputTokens + usage.outputTokens;
   }
   return res.statusCode >= 400 ? 0 : reserved;
+}
+
+/** Characters of a request's prompt text (what its protections can scan and show a judge). */
+function promptChars(facts: LimitFacts): number {
+  let chars = 0;
+  for (const text of facts.texts) {
+    chars += text.length;
+  }
+  return chars;
 }

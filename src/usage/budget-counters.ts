@@ -124,6 +124,19 @@ export class BudgetCounters {
     return big(result.rows[0]?.freed);
   }
 
+  /**
+   * Moves the expiry of the reservations `ids` (requests still running on this replica) to
+   * `ttlMs` from now, in one statement; an id already settled or swept matches nothing.
+   */
+  async renew(ids: readonly string[], ttlMs: number): Promise<void> {
+    if (ids.length === 0) {
+      return;
+    }
+    await sql`
+      UPDATE budget_reservations SET expires_at = now() + ${ttlMs} * interval '1 millisecond'
+      WHERE id IN (${sql.join(ids.map((id) => sql`${id}::uuid`))})`.execute(this.db);
+  }
+
   /** Counters that hold expired reservations (at most `limit`), for the periodic sweep. */
   async withExpired(limit: number): Promise<BudgetCounterId[]> {
     const result = await sql<{

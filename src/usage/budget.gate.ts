@@ -71,14 +71,18 @@ function refusal(
  * against its key's budget and its team's, each with one conditional UPDATE of the budget's
  * counter row in the shared database, which admits it only if spent + reserved + cost fits;
  * when the response closes the reservation is replaced by the ledger row's real cost. A
- * request's reservation expires (BUDGET_RESERVATION_TTL_MS) and is swept, so a replica that
- * dies mid-request holds nothing for longer than that.
+ * request's reservation expires (BUDGET_RESERVATION_TTL_MS) and is swept unless its replica
+ * renews it (every third of the ttl while the request runs), so a replica that dies
+ * mid-request holds nothing for longer than that.
  */
 export class ReservingBudgetGate implements BudgetGate {
   private readonly logger = new Logger('Budgets');
   private readonly ensured = new Set<string>();
   private readonly settling = new Set<Promise<void>>();
+  /** Reservations of requests still running here, renewed until they settle. */
+  private readonly live = new Set<string>();
   private sweeper?: NodeJS.Timeout;
+  private renewer?: NodeJS.Timeout;
 
   constructor(
     private readonly counters: BudgetCounters,
@@ -93,11 +97,16 @@ export class ReservingBudgetGate implements BudgetGate {
 
   async reserve(
     key: ApiKeyInfo,
-    worstCasePico: bigint,
+    requestPico: bigint,
     req: GatewayRequest,
     res: GatewayResponse,
+    protections?: () => bigint,
   ): Promise<void> {
     const now = Date.now();
+    const worstCasePico =
+      this.includeProtections && protections !== undefined
+        ? requestPico + protections()
+        : requestPico;
     const claims: Claim[] = [];
     if (key.budget !== undefined) {
       claims.push(claimOf('key', key.id, key.budget, now));
@@ -129,12 +138,14 @@ export class ReservingBudgetGate implements BudgetGate {
       taken.push(claim);
     }
     let settled = false;
+    this.live.add(id);
     req.ctx.budgetHold = {
       settle: (cost) => {
         if (settled) {
           return;
         }
         settled = true;
+        this.live.delete(id);
         const charge = this.includeProtections
           ? cost.costPico + cost.protectionCostPico
           : cost.costPico;
@@ -148,15 +159,22 @@ export class ReservingBudgetGate implements BudgetGate {
     }
   }
 
-  /** Starts the periodic sweep of expired reservations. */
+  /**
+   * Starts the periodic sweep of expired reservations, and the renewal of this replica's
+   * own every third of their ttl: a request that runs longer than the ttl (a long stream)
+   * keeps its hold, and only a replica that died stops renewing.
+   */
   start(): void {
     this.sweeper = setInterval(() => void this.sweepExpired(), SWEEP_INTERVAL_MS);
     this.sweeper.unref();
+    this.renewer = setInterval(() => void this.renewLive(), Math.max(this.ttlMs / 3, 100));
+    this.renewer.unref();
   }
 
   /** Waits (up to `deadlineMs`) for settlements still being written, at shutdown. */
   async close(deadlineMs = 10_000): Promise<void> {
     clearInterval(this.sweeper);
+    clearInterval(this.renewer);
     const until = Date.now() + deadlineMs;
     while (this.settling.size > 0 && Date.now() < until) {
       await Promise.race([
@@ -168,6 +186,18 @@ export class ReservingBudgetGate implements BudgetGate {
       this.logger.error(
         `shutdown: ${this.settling.size} budget reservations could not be settled; they expire on their own`,
       );
+    }
+  }
+
+  /** Extends the expiry of every reservation still held here: one statement for all. */
+  async renewLive(): Promise<void> {
+    if (this.live.size === 0) {
+      return;
+    }
+    try {
+      await this.counters.renew([...this.live], this.ttlMs);
+    } catch (err) {
+      this.logger.warn(`cannot renew budget reservations: ${(err as Error).message}`);
     }
   }
 

@@ -1,5 +1,6 @@
 import { type Kysely, type RawBuilder, sql } from 'kysely';
 import { InvalidRequestError } from '../common/errors/gateway-errors';
+import { isRowId } from '../db/row-id';
 import type { Database } from '../db/schema';
 import type {
   LedgerPage,
@@ -78,14 +79,28 @@ function encodeLedgerCursor(c: LedgerCursor): string {
  */
 function decodeLedgerCursor(raw: string): LedgerCursor {
   const match = CURSOR_SHAPE.exec(Buffer.from(raw, 'base64url').toString('utf8'));
-  if (match === null || Number.isNaN(Date.parse(match[1]))) {
+  const cursor = match === null ? undefined : { at: match[1], id: match[2], top: match[3] };
+  // Round trip: what the database would refuse (February 30, an id past int8) is a 400 here.
+  if (
+    cursor === undefined ||
+    !isTimestamp(cursor.at) ||
+    !isRowId(cursor.id) ||
+    !isRowId(cursor.top) ||
+    encodeLedgerCursor(cursor) !== raw
+  ) {
     throw new InvalidRequestError(
       "Invalid 'after': pass the next_cursor of the previous page unchanged.",
       'after',
       'invalid_cursor',
     );
   }
-  return { at: match[1], id: match[2], top: match[3] };
+  return cursor;
+}
+
+/** A UTC time to the microsecond that names a real instant (its milliseconds re-encode alike). */
+function isTimestamp(at: string): boolean {
+  const ms = Date.parse(at);
+  return !Number.isNaN(ms) && new Date(ms).toISOString().slice(0, 23) === at.slice(0, 23);
 }
 
 function ledgerRowOf(r: Record<string, unknown>): LedgerRow & { id: string } {

@@ -167,7 +167,7 @@ function proxySuite(): void {
       plain = await boot(own);
       trusting = await boot({ TRUST_PROXY: 'loopback', ...own });
       pinned = await boot({ CONSOLE_PUBLIC_URL: 'https://console.example.org' });
-    }, 60_000);
+    }, 120_000);
 
     /** The session cookie the one-time sign-in link sets. */
     const sessionCookie = async (

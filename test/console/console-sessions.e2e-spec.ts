@@ -3,6 +3,7 @@ import { AuditLog } from '../../src/audit/audit-log';
 import { MetricsService } from '../../src/observability/metrics/metrics.service';
 import { DATABASE } from '../../src/db/db.module';
 import type { OpenDatabase } from '../../src/db/database';
+import { SessionStore } from '../../src/console/session-store';
 import { consoleSession, sessionOf, signOut, tokenSignIn } from '../support/console-session';
 import { ADMIN_TOKEN, admin, createKey, gatewayOnStore } from '../support/key-store';
 import { describeOnEachStore, type StoreBackend } from '../support/postgres';
@@ -136,6 +137,30 @@ function suite(backend: () => Promise<StoreBackend>): void {
     expect(entries[0].actor).toEqual({ kind: 'admin_token', id: 'token', name: 'admin token' });
   });
 
+  it('ends every session whose grant the configuration withdrew, past any page size', async () => {
+    const database = store.gw.app.get<OpenDatabase>(DATABASE);
+    const withdrawn = 1200;
+    await sql`
+      INSERT INTO console_sessions (id, token_hash, principal, name, role, team, via, grant_basis,
+        client, created_at, last_seen_at, expires_at)
+      SELECT 'cs_w' || lpad(n::text, 5, '0'), 'w' || n, 'oidc:w' || n, 'w', 'admin', NULL,
+        'oidc', CASE WHEN n % 7 = 0 THEN 'kept' ELSE 'withdrawn' END, NULL,
+        now(), now() - (n || ' seconds')::interval, now() + interval '1 hour'
+      FROM generate_series(1, ${withdrawn + Math.floor(withdrawn / 6)}) AS n`.execute(database.db);
+    const ended = await new SessionStore(database).endWithdrawn((s) => s.grant !== 'withdrawn');
+    const left = await sql<{ grant_basis: string; n: string | number }>`
+      SELECT grant_basis, count(*) AS n FROM console_sessions
+      WHERE id LIKE 'cs_w%' AND ended_at IS NULL GROUP BY grant_basis`.execute(database.db);
+    const kept = Math.floor((withdrawn + Math.floor(withdrawn / 6)) / 7);
+    expect(ended.length).toBe(withdrawn + Math.floor(withdrawn / 6) - kept);
+    expect(ended.length).toBeGreaterThan(1000);
+    expect(ended.every((s) => s.grant === 'withdrawn')).toBe(true);
+    expect(left.rows.map((r) => [r.grant_basis, Number(r.n)])).toEqual([['kept', kept]]);
+    // The kept ones are no one's: out of the way of the tests after this one.
+    await sql`UPDATE console_sessions SET ended_at = now(), ended_reason = 'ended_by_admin'
+      WHERE id LIKE 'cs_w%' AND ended_at IS NULL`.execute(database.db);
+  });
+
   it('records key create, update (budget before and after), rotate and revoke, never a secret', async () => {
     const { id, key } = await createKey(store.gw, {
       name: 'audited',
@@ -238,7 +263,18 @@ function suite(backend: () => Promise<StoreBackend>): void {
       ),
     ).toBe(true);
     expect((await admin(store.gw, 'GET', '/audit?outcome=maybe')).status).toBe(400);
-    expect((await admin(store.gw, 'GET', '/audit?after=bogus')).status).toBe(400);
+    const cursor = (text: string): string => Buffer.from(text).toString('base64url');
+    // A cursor the database would refuse (an id past int8, none at all) is a 400, never a 500.
+    for (const after of [
+      'bogus',
+      cursor('1767225600000.9999999999999999999'),
+      cursor('1.0'),
+      cursor('01.5'),
+    ]) {
+      const res = await admin(store.gw, 'GET', `/audit?after=${after}`);
+      expect(res.status).toBe(400);
+      expect(res.body.error).toMatchObject({ param: 'after', code: 'invalid_cursor' });
+    }
 
     const member = await consoleSession(store.gw, { role: 'member', team: 'team-g' });
     const mine = await fetch(`${store.gw.origin}/admin/v1/audit`, {

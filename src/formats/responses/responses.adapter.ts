@@ -73,6 +73,7 @@ function nativeCall(
     () => responseShell(body, model.id, newResponsesId('resp_'), Math.floor(Date.now() / 1000)),
     (usage) => (req.ctx.usage = usage),
     observer?.snapshot,
+    observer?.item,
   );
   return {
     payload,

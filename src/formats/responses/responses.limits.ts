@@ -116,6 +116,7 @@ export function responsesLimitFacts(body: unknown): LimitFacts {
   facts.model = typeof body.model === 'string' ? body.model : undefined;
   facts.maxOutput = outputCaps(body, ['max_output_tokens']);
   facts.stream = body.stream === true;
+  facts.detached = body.background === true;
   return facts;
 }
 

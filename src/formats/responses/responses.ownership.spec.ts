@@ -169,4 +169,51 @@ describe('ResponsesOwnership.checkContinuation', () => {
       ),
     ).resolves.toBeUndefined();
   });
+
+  it('looks up no carried output id of a stateless request, only references and stored reasoning', async () => {
+    const { store, ownership, req, body } = setup();
+    store.open();
+    await ownedResponsesAdapter(ownership).native(planOf(body, req), MODEL).answered!(
+      responsesObject('upstream-gpt', ITEMS),
+    );
+    const other: ApiKeyInfo = { ...KEY, id: 'kb' };
+    const stateless = { ...body, store: false };
+    // Output items with their content, as Codex sends them back: no store round trip at all.
+    expect(
+      ownership.checkContinuation(
+        {
+          ...stateless,
+          input: [
+            { type: 'message', id: 'msg_up_1', role: 'assistant', content: 'Hello' },
+            { type: 'reasoning', id: 'rs_up_0', summary: [], encrypted_content: 'gAAA' },
+            { type: 'function_call', id: 'fc_1', call_id: 'c1', name: 'f', arguments: '{}' },
+          ],
+        },
+        other,
+      ),
+    ).toBeUndefined();
+    await expect(
+      ownership.checkContinuation(
+        { ...stateless, input: [{ type: 'item_reference', id: 'msg_up_1' }] },
+        other,
+      ),
+    ).rejects.toBeInstanceOf(ItemNotFoundError);
+    await expect(
+      ownership.checkContinuation(
+        { ...stateless, input: [{ type: 'reasoning', id: 'rs_up_0', summary: [] }] },
+        other,
+      ),
+    ).rejects.toBeInstanceOf(ItemNotFoundError);
+    // With a previous response the provider reads state: carried ids are checked again.
+    await expect(
+      ownership.checkContinuation(
+        {
+          ...stateless,
+          previous_response_id: 'resp_up_1',
+          input: [{ type: 'message', id: 'msg_up_1', role: 'assistant', content: 'Hello' }],
+        },
+        other,
+      ),
+    ).rejects.toBeInstanceOf(PreviousResponseNotFoundError);
+  });
 });

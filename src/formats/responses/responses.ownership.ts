@@ -5,7 +5,7 @@ import { GatewayError } from '../../common/errors/gateway-errors';
 import type { GatewayRequest } from '../../common/request-context';
 import { ObjectOwnership, accessOf } from '../../ownership/object-ownership.service';
 import type { OwnedObject } from '../../ownership/owner-store';
-import type { ResponsesRequestDto } from './responses-request.dto';
+import type { ResponsesInputItem, ResponsesRequestDto } from './responses-request.dto';
 
 /** Owner record kinds of the Responses API. */
 export const RESPONSE = 'response';
@@ -51,6 +51,8 @@ export class ConversationNotFoundError extends GatewayError {
 export interface ResponsesObserver {
   /** A response snapshot from the stream: the first one, then the terminal one. */
   snapshot: (response: Record<string, unknown>, terminal: boolean) => void;
+  /** An output item that started streaming (`response.output_item.added`). */
+  item: (id: string) => void;
   /** An unstreamed answer; settles once its records are durable. */
   answered: (response: Record<string, unknown>) => Promise<void>;
   /** Settles once everything reported so far is durable. */
@@ -97,7 +99,10 @@ export class ResponsesOwnership {
   /**
    * Checks the stored objects a new request continues from; undefined (no wait) when it
    * names none. `item_reference` ids must be reachable; other input items carry their own
-   * content, so only an id recorded for someone else is refused.
+   * content, so only an id recorded for someone else is refused. A stateless request
+   * (`store: false`, no `previous_response_id`) reads no stored item through the ids it
+   * carries back (clients such as Codex send them), so those are not looked up, except a
+   * reasoning item without `encrypted_content`: its content is server state.
    */
   checkContinuation(body: ResponsesRequestDto, key: ApiKeyInfo): Promise<void> | undefined {
     const previous = typeof body.previous_response_id === 'string' ? body.previous_response_id : '';
@@ -105,12 +110,18 @@ export class ResponsesOwnership {
     if (conversation !== undefined && key.admin !== true) {
       throw new ConversationNotFoundError(conversation);
     }
+    const stateless = body.store === false && previous === '';
     const referenced: string[] = [];
     const carried: string[] = [];
     if (Array.isArray(body.input)) {
       for (const item of body.input) {
-        if (typeof item === 'object' && item !== null && typeof item.id === 'string') {
-          (item.type === 'item_reference' ? referenced : carried).push(item.id);
+        if (typeof item !== 'object' || item === null || typeof item.id !== 'string') {
+          continue;
+        }
+        if (item.type === 'item_reference') {
+          referenced.push(item.id);
+        } else if (!stateless || readsStoredItem(item)) {
+          carried.push(item.id);
         }
       }
     }
@@ -168,6 +179,13 @@ export class ResponsesOwnership {
     };
     const writes: Promise<void>[] = [];
     let responseId: string | undefined;
+    /** Item ids recorded as they started, not written again at the end. */
+    const started = new Set<string>();
+    const write = (objects: OwnedObject[]): Promise<void> => {
+      const done = this.owners.record(objects);
+      writes.push(done);
+      return done;
+    };
     const record = (response: Record<string, unknown>, withOutput: boolean): Promise<void> => {
       const id = response.id;
       if (typeof id !== 'string' || id === '') {
@@ -180,19 +198,30 @@ export class ResponsesOwnership {
       }
       if (withOutput) {
         for (const item of outputIds(response, id)) {
-          objects.push({ ...owner, id: item, kind: RESPONSE_ITEM, parentId: id });
+          if (!started.has(item)) {
+            objects.push({ ...owner, id: item, kind: RESPONSE_ITEM, parentId: id });
+          }
         }
       }
-      const write = this.owners.record(objects);
-      writes.push(write);
-      return write;
+      return write(objects);
     };
     return {
       snapshot: (response, terminal) => void record(response, terminal),
+      item: (id) => {
+        if (responseId !== undefined && id !== responseId && !started.has(id)) {
+          started.add(id);
+          void write([{ ...owner, id, kind: RESPONSE_ITEM, parentId: responseId }]);
+        }
+      },
       answered: (response) => record(response, true),
       settled: () => Promise.all(writes).then(() => undefined),
     };
   }
+}
+
+/** A reasoning item sent back without its encrypted content: the provider reads it from its store. */
+function readsStoredItem(item: ResponsesInputItem): boolean {
+  return item.type === 'reasoning' && typeof item.encrypted_content !== 'string';
 }
 
 function conversationId(conversation: unknown): string | undefined {

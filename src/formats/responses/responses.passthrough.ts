@@ -70,6 +70,8 @@ export class ResponsesRelay {
     private readonly onUsage: (usage: CanonicalUsage) => void,
     /** Sees the snapshots parsed anyway: the first one and the terminal one. */
     private readonly onSnapshot?: (response: Record<string, unknown>, terminal: boolean) => void,
+    /** Sees the id of each output item as it starts (then only is one parsed). */
+    private readonly onItem?: (id: string) => void,
   ) {
     this.modelField = model === undefined ? undefined : `"model":${JSON.stringify(model)}`;
   }
@@ -84,6 +86,12 @@ export class ResponsesRelay {
     const type = frame.event ?? typeOf(data);
     if (LIFECYCLE.has(type)) {
       data = this.lifecycle(type, data);
+    } else if (type === 'response.output_item.added' && this.onItem !== undefined) {
+      // Known from here on: a stream cut before its terminal event still has its items owned.
+      const id = (parse(data)?.item as { id?: unknown } | undefined)?.id;
+      if (typeof id === 'string' && id !== '') {
+        this.onItem(id);
+      }
     } else if (type === 'error') {
       this.sawError = true;
     }

@@ -152,6 +152,9 @@ export class GenerationGuard implements CanActivate {
         asked,
         contextFallback: (fits) =>
           this.fallbacks.contextFallback(route.model, req.ctx.key, format.name, fits),
+        ...(protections === undefined
+          ? {}
+          : { protections: (chars: number) => this.protections.worstCase(protections, chars) }),
       });
     const admitted = this.tracing.enabled
       ? this.tracing.step(req, 'gateway.limits', admit)

@@ -41,6 +41,12 @@ export interface Protection<S = unknown> {
    * (it may adjust `ctx.request`); must report its verdict by the time the events complete.
    */
   output?(settings: S, ctx: OutputContext): MonoTypeOperatorFunction<CanonicalEvent>;
+  /**
+   * The most its own model calls (a judge) may cost for one request, in pico-dollars, for a
+   * budget to reserve when judge calls count against it; absent: it calls no priced model.
+   * `promptChars`: characters of the request's prompt text, which bound what it scans.
+   */
+  worstCaseCost?(settings: S, promptChars: number): bigint;
 }
 
 /** Marks a provider as a protection; `order` sets the run order (lower first). */

@@ -108,6 +108,18 @@ export class ProtectionsGate {
   }
 
   /**
+   * The most the plan's protections may spend on their own model calls for a request whose
+   * prompt text has `promptChars` characters, in pico-dollars (see Protection.worstCaseCost).
+   */
+  worstCase(plan: ProtectionPlan, promptChars: number): bigint {
+    let total = 0n;
+    for (const { protection, settings } of plan.active) {
+      total += protection.worstCaseCost?.(settings, promptChars) ?? 0n;
+    }
+    return total;
+  }
+
+  /**
    * Runs the plan's checks (synchronous when it has none), then lists the outgoing
    * protections as pending and publishes the report.
    */

@@ -197,6 +197,42 @@ describe('JudgeClient against an OpenAI-compatible upstream on loopback', () => 
       ...overrides,
     });
 
+  describe('worstCase', () => {
+    const bound = { fixed: 'You judge answers.', variableChars: 1000 };
+    /** Pico-dollars per token at $2 input / $8 output per million. */
+    const INPUT = 2_000_000n;
+    const OUTPUT = 8_000_000n;
+
+    it('prices every call at its prompt bound and whole answer budget', () => {
+      const one = client.worstCase('judge-mini', bound, 1);
+      expect(client.worstCase('judge-mini', bound, 3)).toBe(3n * one);
+      // 300 output tokens by default; 1000 characters are 3000 tokens at most.
+      const answer = 300n * OUTPUT;
+      expect(one).toBeGreaterThanOrEqual(answer + 3000n * INPUT);
+      expect(one).toBeLessThan(answer + 3100n * INPUT);
+      expect(client.worstCase('judge-mini', { ...bound, maxOutputTokens: 100 }, 1)).toBe(
+        one - 200n * OUTPUT,
+      );
+    });
+
+    it("never counts more prompt than the model's context window", () => {
+      expect(client.worstCase('judge-mini', { ...bound, variableChars: 10_000_000 }, 1)).toBe(
+        200_000n * INPUT + 300n * OUTPUT,
+      );
+    });
+
+    it('gives a reasoning judge its larger answer budget, and takes the dearest fallback that may answer', () => {
+      expect(client.worstCase('judge-reasoner', bound, 1)).toBe(
+        client.worstCase('judge-mini', bound, 1) + (2000n - 300n) * OUTPUT,
+      );
+      // judge-down and judge-nokey cannot be called; judge-mini answers for them.
+      expect(client.worstCase('judge-down', bound, 1)).toBe(
+        client.worstCase('judge-mini', bound, 1),
+      );
+      expect(client.worstCase('no-such-judge', bound, 1)).toBe(0n);
+    });
+  });
+
   it('sends the system and user texts, without tools, and returns text, usage and cost', async () => {
     const result = await call();
     expect(upstream.received).toHaveLength(1);

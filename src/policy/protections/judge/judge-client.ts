@@ -13,6 +13,8 @@ import {
   canGenerate,
 } from '../../../upstream/provider.interface';
 import { ProviderRegistry } from '../../../upstream/provider-registry';
+import { reservedPromptTokens, worstCaseOfModel } from '../../../limits/worst-case';
+import { estimatePromptTokens, familyProfile } from '../../../limits/tokens/token-estimator';
 import { invalidSetting } from '../protection-settings';
 
 /** A judging call: one system text, one user text, a short answer. */
@@ -87,6 +89,26 @@ function spendsBudgetOnReasoning(model: CatalogModel, provider: UpstreamProvider
   return model.capabilities.reasoning && provider.descriptor.reasoningSpendsOutputBudget === true;
 }
 
+/** The answer budget a judge call gets from `model` (see JudgeCall.maxOutputTokens). */
+function judgeOutputTokens(requested: number | undefined, reasoning: boolean): number {
+  return reasoning
+    ? Math.max(requested ?? 0, DEFAULT_REASONING_JUDGE_MAX_OUTPUT_TOKENS)
+    : (requested ?? DEFAULT_JUDGE_MAX_OUTPUT_TOKENS);
+}
+
+/** What one judge call of a protection can hold at most, for a budget's worst case. */
+export interface JudgePromptBound {
+  /**
+   * The gateway's text every call holds (instructions, markers; never a client's): counted
+   * with the model's tokenizer.
+   */
+  fixed: string;
+  /** Characters of other text (the request's, the answer's) a call may hold, at most. */
+  variableChars: number;
+  /** As JudgeCall.maxOutputTokens. */
+  maxOutputTokens?: number;
+}
+
 /**
  * Calls a catalog model as a judge through its provider's translation path
  * (`generate`), outside any client request's accounting. Used by the protections that
@@ -125,6 +147,42 @@ export class JudgeClient {
     } catch (error) {
       logger.warn(`${setting}: ${(error as Error).message}`);
     }
+  }
+
+  /**
+   * The most `calls` judge calls of `modelId` may cost, in pico-dollars, for a budget to
+   * reserve: each call's prompt at its bound (the fixed text as the limits count it, raised
+   * by the tokenizer's tolerance; every other character at 3 tokens, no model reads more
+   * than its context window) and its whole answer budget, at the dearest of the model and
+   * the catalog fallbacks that may answer for it. 0 for a model that cannot be called.
+   */
+  worstCase(modelId: string, bound: JudgePromptBound, calls: number): bigint {
+    const first = this.catalog.find(modelId);
+    if (first === undefined || calls <= 0) {
+      return 0n;
+    }
+    let worst = 0n;
+    for (const id of [modelId, ...(first.fallbacks ?? [])]) {
+      let target: { model: CatalogModel; provider: GeneratingProvider };
+      try {
+        target = this.lookup(id, 'model');
+      } catch {
+        continue;
+      }
+      const { model, provider } = target;
+      const prompt = Math.min(
+        model.contextWindow,
+        fixedTokens(bound.fixed, model.family) +
+          Math.ceil(bound.variableChars * 3 * familyProfile(model.family).factor),
+      );
+      const output = judgeOutputTokens(
+        bound.maxOutputTokens,
+        spendsBudgetOnReasoning(model, provider),
+      );
+      const cost = worstCaseOfModel(model, prompt, output);
+      worst = cost > worst ? cost : worst;
+    }
+    return worst * BigInt(calls);
   }
 
   /**
@@ -290,9 +348,7 @@ function judgeRequest(
     system: [{ type: 'text', text: call.system }],
     messages: [{ role: 'user', parts: [{ type: 'text', text: call.user }] }],
     tools: [],
-    maxOutputTokens: reasoning
-      ? Math.max(call.maxOutputTokens ?? 0, DEFAULT_REASONING_JUDGE_MAX_OUTPUT_TOKENS)
-      : (call.maxOutputTokens ?? DEFAULT_JUDGE_MAX_OUTPUT_TOKENS),
+    maxOutputTokens: judgeOutputTokens(call.maxOutputTokens, reasoning),
     stop: [],
     stream: false,
     source: undefined,
@@ -304,4 +360,22 @@ function judgeRequest(
     request.temperature = 0;
   }
   return request;
+}
+
+/**
+ * Tokens of a judge's fixed text for a family, as a budget reserves them, counted once: the
+ * texts are the protections' own instructions (a handful), never a client's.
+ */
+const fixedCounts = new Map<string, number>();
+
+function fixedTokens(text: string, family: string): number {
+  const key = `${family}\u0000${text}`;
+  let tokens = fixedCounts.get(key);
+  if (tokens === undefined) {
+    // System and user message, as the judge sends them.
+    const shape = { texts: [text], messageCount: 2, toolCount: 0, attachmentCount: 0 };
+    tokens = reservedPromptTokens(estimatePromptTokens(shape, family), family);
+    fixedCounts.set(key, tokens);
+  }
+  return tokens;
 }

@@ -11,7 +11,9 @@ import { type Protection, type ProtectionContext, RegisterProtection } from '../
 import { type LabeledPart, PROMPT_INJECTION_TOOL, type ProtectionTool } from '../protection-facts';
 import { warmUpDetector } from './detector';
 import { InjectionDetectors } from './backends/detector-registry';
-import { PromptInjectionCheck } from './prompt-injection.check';
+import { JUDGE_DETECTOR, MAX_JUDGE_CALLS } from './backends/judge.backend';
+import { judgeCallBound } from './backends/judge-verdict';
+import { MAX_DETECTOR_CALLS, PromptInjectionCheck } from './prompt-injection.check';
 
 /** Long enough for app.listen() to finish after the module init hooks. */
 const WARM_UP_DELAY_MS = 500;
@@ -81,6 +83,18 @@ export class PromptInjectionProtection
       this.detectors.get(settings.detector, param).check(settings, param);
     }
     return settings;
+  }
+
+  /**
+   * The detector model's calls at most: the `judge` backend's, then the second stage's
+   * (which also runs when that backend fails open), each at its bound.
+   */
+  worstCaseCost(settings: InjectionSettings, promptChars: number): bigint {
+    if (settings.detectorModel === undefined) {
+      return 0n;
+    }
+    const calls = MAX_DETECTOR_CALLS + (settings.detector === JUDGE_DETECTOR ? MAX_JUDGE_CALLS : 0);
+    return this.judge.worstCase(settings.detectorModel, judgeCallBound(promptChars), calls);
   }
 
   check(

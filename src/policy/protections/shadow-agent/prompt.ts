@@ -126,6 +126,44 @@ export function buildJudgePrompt(
   return { system, user };
 }
 
+/** A nonce as long as buildJudgePrompt's: the bound counts the markers at their length. */
+const BOUND_NONCE = '0'.repeat(16);
+/**
+ * Room for what the context adds to the client's text: separators between system parts,
+ * `[tool result]` and `[image]` notes (the last turn gets twice its text besides).
+ */
+const PART_NOTES_CHARS = 4096;
+/** Room for the omission notes `bounded` writes into a cut section. */
+const OMISSION_NOTES_CHARS = 4 * 64;
+
+/**
+ * What one judge call can hold at most: the instructions and section markers (`fixed`), and
+ * the characters of the policy, the client's system prompt and last turn (each bounded by
+ * the request's prompt text, `promptChars`, and by its section's cap) and the candidate.
+ */
+export function judgePromptBound(
+  policy: string | undefined,
+  scope: ShadowScope,
+  promptChars: number,
+): { fixed: string; variableChars: number } {
+  const empty = buildJudgePrompt(
+    { systemPrompt: '', lastUserTurn: '' },
+    undefined,
+    { text: '', toolCalls: [] },
+    scope,
+    BOUND_NONCE,
+  );
+  return {
+    fixed: `${empty.system}\n${empty.user}`,
+    variableChars:
+      (policy?.length ?? 0) +
+      Math.min(promptChars + PART_NOTES_CHARS, MAX_SYSTEM_CHARS) +
+      Math.min(2 * promptChars + PART_NOTES_CHARS, MAX_USER_CHARS) +
+      2 * MAX_CANDIDATE_CHARS +
+      OMISSION_NOTES_CHARS,
+  };
+}
+
 /**
  * Makes a reason fit an HTTP header value: printable ASCII only (accents folded, other
  * characters and control characters become spaces), no `;` or `,` (the header's own

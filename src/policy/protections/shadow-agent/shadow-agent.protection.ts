@@ -10,7 +10,7 @@ import { type OutputContext, type Protection, RegisterProtection } from '../prot
 import { type ProtectionTool, SHADOW_AGENT_TOOL } from '../protection-facts';
 import { recordProtectionUsage } from '../protection-usage';
 import { ProtectionsHealth } from '../protections-health';
-import { shadowContextOf } from './prompt';
+import { judgePromptBound, shadowContextOf } from './prompt';
 import { type ShadowSettings, defaultShadowSettings, parseShadowSettings } from './settings';
 import { makeShadowJudge } from './shadow-agent';
 import { type ShadowOutcome, shadowValidation } from './shadow-agent.operator';
@@ -65,6 +65,15 @@ export class ShadowAgentProtection implements Protection<ResolvedShadowSettings>
       this.judge.resolve(settings.model, settings.modelParam);
     }
     return { ...settings, model: settings.model };
+  }
+
+  /** One judge call per answer, its prompt at its bound (see judgePromptBound). */
+  worstCaseCost(settings: ResolvedShadowSettings, promptChars: number): bigint {
+    return this.judge.worstCase(
+      settings.model,
+      judgePromptBound(settings.policy, settings.scope, promptChars),
+      1,
+    );
   }
 
   output(

@@ -66,7 +66,9 @@ export class HttpClassifierDetector implements InjectionDetectorBackend, OnModul
   }
 
   async onModuleDestroy(): Promise<void> {
-    await this.agent.close();
+    // destroy, not close: close rejects once the agent is destroyed, and an application may be
+    // closed twice (a test's early close, then its cleanup).
+    await this.agent.destroy();
   }
 
   check(_settings: unknown, param: string): void {

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { GatewayRequest } from '../../../../common/request-context';
 import { extractJsonObject } from '../../judge/json-reply';
-import type { JudgeClient } from '../../judge/judge-client';
+import type { JudgeClient, JudgePromptBound } from '../../judge/judge-client';
 import { PROMPT_INJECTION_TOOL } from '../../protection-facts';
 import { recordProtectionUsage } from '../../protection-usage';
 import type { InjectionSignal } from '../detector';
@@ -101,6 +101,28 @@ export function detectorView(text: string, signals: readonly InjectionSignal[]):
   return { text: out, whole: false };
 }
 
+/** The note a view in excerpts gets. */
+const EXCERPTS_NOTE =
+  'The text is too long to show whole; these are excerpts of it, omissions marked.\n';
+/** The verdict is one short JSON object. */
+const VERDICT_MAX_OUTPUT_TOKENS = 100;
+/** Room for the omission notes and signal windows of a view beyond DETECTOR_TEXT_CHARS. */
+const VIEW_NOTES_CHARS = 2048;
+
+/**
+ * What one detector call holds at most (see JudgeClient.worstCase): the instructions, the
+ * note and the tags, and a view no longer than the request's prompt text (`promptChars`)
+ * nor DETECTOR_TEXT_CHARS and its notes.
+ */
+export function judgeCallBound(promptChars: number): JudgePromptBound {
+  const tag = '0'.repeat(12);
+  return {
+    fixed: `${DETECTOR_SYSTEM}\n${EXCERPTS_NOTE}<untrusted_text_${tag}>\n\n</untrusted_text_${tag}>`,
+    variableChars: Math.min(promptChars, DETECTOR_TEXT_CHARS) + VIEW_NOTES_CHARS,
+    maxOutputTokens: VERDICT_MAX_OUTPUT_TOKENS,
+  };
+}
+
 /** The judge's verdict on one view; undefined when its answer holds none. Rejects with
  * JudgeError when the call fails. */
 export async function judgeVerdict(
@@ -110,16 +132,14 @@ export async function judgeVerdict(
   call: { deadline: number; req: GatewayRequest; signal: AbortSignal },
 ): Promise<'injection' | 'benign' | undefined> {
   const tag = randomBytes(6).toString('hex');
-  const note = view.whole
-    ? ''
-    : 'The text is too long to show whole; these are excerpts of it, omissions marked.\n';
+  const note = view.whole ? '' : EXCERPTS_NOTE;
   const reply = await judge.call({
     modelId,
     system: DETECTOR_SYSTEM,
     // A fresh tag per call: the text cannot close it early to speak to the classifier.
     user: `${note}<untrusted_text_${tag}>\n${view.text}\n</untrusted_text_${tag}>`,
     timeoutMs: Math.max(1, call.deadline - Date.now()),
-    maxOutputTokens: 100,
+    maxOutputTokens: VERDICT_MAX_OUTPUT_TOKENS,
     requestId: call.req.ctx.requestId,
     signal: call.signal,
   });

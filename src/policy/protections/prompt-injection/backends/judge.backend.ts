@@ -13,6 +13,8 @@ import {
 } from './detector-backend';
 import { DETECTOR_TEXT_CHARS, judgeVerdict } from './judge-verdict';
 
+/** The name a request's `detector` setting gives this backend. */
+export const JUDGE_DETECTOR = 'judge';
 /** Judge calls per request at most; the parts the local model finds most suspicious first. */
 export const MAX_JUDGE_CALLS = 8;
 
@@ -43,7 +45,7 @@ function pieces(text: string, budget: number): { views: string[]; whole: boolean
 @RegisterInjectionDetector(true)
 @Injectable()
 export class JudgeDetector implements InjectionDetectorBackend {
-  readonly name = 'judge';
+  readonly name = JUDGE_DETECTOR;
   readonly remote = true;
 
   constructor(private readonly judge: JudgeClient) {}

@@ -172,8 +172,8 @@ function requestedBudget(req: CanonicalRequest): number | undefined {
 }
 
 /**
- * Whether the assistant turn in progress (after the last user message that is more than
- * tool results) called tools without leading signed thinking. With thinking on, Anthropic
+ * Whether the assistant turn in progress (after the last user message without tool
+ * results) called tools without leading signed thinking. With thinking on, Anthropic
  * refuses such a history ("a final assistant message must start with a thinking block"),
  * and a client of another format may not have kept the blocks (the OpenAI Agents SDK
  * does not): thinking is then turned off for this request, which Anthropic allows.
@@ -183,7 +183,7 @@ function unsignedToolTurn(messages: Json[]): boolean {
     const m = messages[i];
     const content = m.content as Json[];
     if (m.role === 'user') {
-      if (content.some((b) => b.type !== 'tool_result')) {
+      if (!content.some((b) => b.type === 'tool_result')) {
         return false;
       }
       continue;

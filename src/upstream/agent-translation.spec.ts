@@ -140,8 +140,18 @@ describe('thinking on a tool turn that lost its signed thinking', () => {
     expect(assistant.content[0].signature).toBe('sig-2');
   });
 
-  it('leaves thinking on for a new user turn after an unsigned tool turn', () => {
+  it('turns it off too when text follows the tool results (one user turn for Anthropic)', () => {
     const messages = [...toolTurn({}), { role: 'user' as const, content: 'And Rome?' }];
+    const { body } = toAnthropicRequest(chat({ messages, reasoning_effort: 'low' }), claude);
+    expect(body.thinking).toBeUndefined();
+  });
+
+  it('leaves thinking on when no tool call is pending', () => {
+    const messages: ChatCompletionRequestDto['messages'] = [
+      { role: 'user', content: 'Hi' },
+      { role: 'assistant', content: 'Hello.' },
+      { role: 'user', content: 'Weather?' },
+    ];
     const { body } = toAnthropicRequest(chat({ messages, reasoning_effort: 'low' }), claude);
     expect(body.thinking).toMatchObject({ type: 'enabled' });
   });

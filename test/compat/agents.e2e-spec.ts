@@ -203,3 +203,46 @@ describe('Codex CLI (codex exec) through /v1/responses', () => {
     expect(out.length).toBeGreaterThan(0);
   });
 });
+
+describe("Claude Code's request shapes, sent by hand", () => {
+  async function messages(body: Record<string, unknown>): Promise<Response> {
+    return fetch(`${rig.gw.origin}/v1/messages`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        'x-api-key': TEST_KEY,
+        'anthropic-version': '2023-06-01',
+      },
+      body: JSON.stringify(body),
+    });
+  }
+
+  it.each([MODELS.gptChat, MODELS.localGpt])(
+    'serves max_tokens 32000 on %s (16k limit) and names what it changed',
+    async (model) => {
+      const res = await messages({
+        model,
+        max_tokens: 32000,
+        system: [{ type: 'text', text: 'Be brief.', cache_control: { type: 'ephemeral' } }],
+        messages: [{ role: 'user', content: 'Hi' }],
+      });
+      expect(res.status).toBe(200);
+      if (model === MODELS.gptChat) {
+        expect(res.headers.get('x-gateway-dropped-params')).toBe('cache_control, max_tokens');
+      }
+      const answer = (await res.json()) as { type: string };
+      expect(answer.type).toBe('message');
+    },
+  );
+
+  it('refuses a __proto__ content block with a 400 naming it', async () => {
+    const res = await messages({
+      model: MODELS.localGpt,
+      max_tokens: 100,
+      messages: [{ role: 'user', content: [{ type: '__proto__' }] }],
+    });
+    expect(res.status).toBe(400);
+    const body = (await res.json()) as { error: { message: string } };
+    expect(body.error.message).toContain('messages.0.content.0.type');
+  });
+});

@@ -41,6 +41,8 @@ models:
   - { id: gpt-solo, provider: dep-a, family: openai, context_window: 128000, max_output_tokens: 1000, pricing: { input: 1, output: 2 } }
   - { id: gpt-lb, provider: dep-b, family: openai, context_window: 128000, max_output_tokens: 1000, pricing: { input: 1, output: 2 } }
   - { id: claude-fb, provider: anth, family: anthropic, endpoints: [chat_completions, messages, responses], context_window: 200000, max_output_tokens: 1000, pricing: { input: 3, output: 15 } }
+  - { id: gpt-op, provider: dep-a, family: openai, fallbacks: [claude-op], context_window: 128000, max_output_tokens: 1000, pricing: { input: 1, output: 2 } }
+  - { id: claude-op, provider: anth, family: anthropic, context_window: 200000, max_output_tokens: 1000, pricing: { input: 3, output: 15 } }
 `);
   gw = await startGateway({
     CATALOG_PATH: catalog,
@@ -357,6 +359,23 @@ describe('deployments and fallbacks', () => {
       expectAnswer(endpoint, false, answer);
       expect(served(answer)[0]).toBe('gpt-pair');
       expect(served(answer)[2]).toBe(1);
+    },
+  );
+
+  it.each([false, true])(
+    'answers /v1/responses from a catalog fallback that does not list the endpoint (stream %s)',
+    async (stream) => {
+      // claude-op has the anthropic family's default endpoints: no responses of its own.
+      a.fault = 'error_503';
+      const answer = await post('responses', 'gpt-op', stream);
+      expectAnswer('responses', stream, answer);
+      expect(served(answer).slice(0, 2)).toEqual(['claude-op', 'anth']);
+      // A Responses answer, with its usage, like any translated one.
+      const completed = stream
+        ? JSON.parse(answer.text.split('event: response.completed\ndata: ')[1].split('\n')[0])
+            .response
+        : JSON.parse(answer.text);
+      expect(completed.usage).toMatchObject({ input_tokens: expect.any(Number) });
     },
   );
 

@@ -161,6 +161,7 @@ function toModel(
     },
     endpoints: new Set(endpoints),
     upstreamApi,
+    ...(m.cache_breakpoints === 'off' ? { cacheBreakpoints: 'off' as const } : {}),
     // A single deployment is the model's own provider, unless it has limits to count.
     deployments: deployments.length > 1 || deployments[0].limits ? deployments : undefined,
     fallbacks: m.fallbacks,

@@ -128,6 +128,11 @@ export class ModelSchema {
   @ArrayUnique()
   @IsIn(ENDPOINTS, { each: true })
   endpoints?: (typeof ENDPOINTS)[number][];
+  /**
+   * Prompt-cache breakpoints the gateway places on translated requests to an Anthropic
+   * upstream that carry none (chat and Responses clients): `auto` (default) or `off`.
+   */
+  @IsOptional() @IsIn(['auto', 'off']) cache_breakpoints?: 'auto' | 'off';
   /** Upstream API used for this model; checked against, and defaulted from, the provider kind. */
   @IsOptional() @IsString() @IsNotEmpty() upstream_api?: string;
 }

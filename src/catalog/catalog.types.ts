@@ -79,6 +79,11 @@ export interface CatalogModel {
   endpoints: ReadonlySet<WireFormat>;
   upstreamApi: UpstreamApi;
   /**
+   * `off`: the gateway places no prompt-cache breakpoints of its own on translated requests
+   * (see to-anthropic.ts); absent or `auto`: it does.
+   */
+  cacheBreakpoints?: 'auto' | 'off';
+  /**
    * Every deployment, the first being `provider`/`upstreamId` (absent: that one alone).
    * Providers of one model share its upstream API.
    */

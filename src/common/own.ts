@@ -26,3 +26,12 @@ export function setOwn<V>(table: Record<string, V>, key: string, value: V): void
     table[key] = value;
   }
 }
+
+/**
+ * Whether a client-sent name is one of Object.prototype's (`__proto__`, `constructor`,
+ * `toString`...): as a `type` it names nothing the gateway knows, and it must never reach a
+ * lookup that an ordinary object would answer from its prototype.
+ */
+export function isPrototypeName(name: string): boolean {
+  return Object.hasOwn(Object.prototype, name);
+}

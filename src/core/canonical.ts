@@ -7,9 +7,28 @@
 
 export type WireFormat = 'chat_completions' | 'responses' | 'messages';
 
+/**
+ * A prompt-cache breakpoint (Anthropic `cache_control`): the prefix up to and including the
+ * part that carries it may be cached. `ttl` as the client asked (`5m`, `1h`).
+ */
+export interface CacheMarker {
+  type: 'ephemeral';
+  ttl?: string;
+}
+
 export interface TextPart {
   type: 'text';
   text: string;
+  cache?: CacheMarker;
+}
+
+/**
+ * System text. `at`: it came in the conversation, before `messages[at]` (a mid-conversation
+ * system message); absent for the leading system prompt. Targets that cannot place system
+ * text inside the conversation merge it into their system prompt.
+ */
+export interface SystemPart extends TextPart {
+  at?: number;
 }
 
 export type ImageSource =
@@ -19,6 +38,7 @@ export interface ImagePart {
   type: 'image';
   source: ImageSource;
   detail?: string;
+  cache?: CacheMarker;
 }
 
 export interface ToolCallPart {
@@ -27,6 +47,7 @@ export interface ToolCallPart {
   name: string;
   /** JSON text, exactly as the model produced it. */
   arguments: string;
+  cache?: CacheMarker;
 }
 
 export interface ToolResultPart {
@@ -34,6 +55,7 @@ export interface ToolResultPart {
   toolCallId: string;
   content: (TextPart | ImagePart)[];
   isError?: boolean;
+  cache?: CacheMarker;
 }
 
 /** Reasoning carried across turns: visible text/summary plus opaque provider payloads. */
@@ -62,6 +84,7 @@ export interface CanonicalTool {
   /** JSON Schema of the arguments object. */
   parameters: Record<string, unknown>;
   strict?: boolean;
+  cache?: CacheMarker;
 }
 
 export type CanonicalToolChoice =
@@ -81,7 +104,7 @@ export type ReasoningEffort = 'none' | 'minimal' | 'low' | 'medium' | 'high' | '
 export interface CanonicalRequest {
   /** Catalog model id the client asked for. */
   model: string;
-  system: TextPart[];
+  system: SystemPart[];
   messages: CanonicalMessage[];
   tools: CanonicalTool[];
   toolChoice?: CanonicalToolChoice;
@@ -95,6 +118,11 @@ export interface CanonicalRequest {
   metadata?: Record<string, unknown>;
   /** End-user id: chat/Responses `user`, Messages `metadata.user_id`. */
   user?: string;
+  /**
+   * Whose prompt cache this is (the gateway key's id, set by the pipeline): part of the
+   * `prompt_cache_key` the gateway derives, so that two keys never share one.
+   */
+  cacheScope?: string;
   responseFormat?: CanonicalResponseFormat;
   /** The inbound wire format. */
   source?: WireFormat;
@@ -116,7 +144,8 @@ export type CanonicalParam =
   | 'temperature'
   | 'topP'
   | 'metadata'
-  | 'verbosity';
+  | 'verbosity'
+  | 'maxOutputTokens';
 
 /** One wire format's names for the canonical fields. */
 export type ParamNames = Readonly<Record<CanonicalParam, string>>;

@@ -18,6 +18,12 @@ export interface LimitFacts {
   /** Images, audio and files: counted at a flat estimate each, never tokenized. */
   attachmentCount: number;
   stream: boolean;
+  /**
+   * True when the request is translated for a model of another format, whose output limit
+   * the client could not know: a larger cap is lowered to the model's (by the translator,
+   * and listed) instead of refused.
+   */
+  clampMaxOutput?: boolean;
   /** True when the request generates nothing, so token limits do not apply. */
   tokenFree?: boolean;
   /**

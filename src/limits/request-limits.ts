@@ -39,7 +39,8 @@ export function checkCounts(facts: LimitFacts, bounds: RequestBounds): void {
 
 /**
  * Validates every output cap the request sets: a positive integer, at most the model's
- * maximum output. Returns the cap that applies (the first set, in the format's order).
+ * maximum output (or, for a translated request, lowered to it). Returns the cap that
+ * applies (the first set, in the format's order).
  */
 export function checkMaxOutput(facts: LimitFacts, model: CatalogModel): number | undefined {
   let requested: number | undefined;
@@ -50,6 +51,10 @@ export function checkMaxOutput(facts: LimitFacts, model: CatalogModel): number |
         param,
         'invalid_value',
       );
+    }
+    if (value > model.maxOutputTokens && facts.clampMaxOutput === true) {
+      requested ??= model.maxOutputTokens;
+      continue;
     }
     if (value > model.maxOutputTokens) {
       throw new InvalidRequestError(

@@ -30,7 +30,10 @@ export function askedFallbacks(req: GatewayRequest, body: object): string[] | un
  * order (`x-gateway-fallbacks: a,b`, or OpenRouter's `models` array in the body) or else the
  * catalog's `fallbacks`. Only models that exist, serve this endpoint, have a configured
  * provider and that the client's key may use are kept; the others are skipped silently, as
- * OpenRouter does, since a fallback list is a preference, not a demand.
+ * OpenRouter does, since a fallback list is a preference, not a demand. A catalog fallback
+ * serves every endpoint its model's does, whatever its own `endpoints` say: the operator
+ * chose it for this model, and the translators answer in the client's format (a Claude
+ * model behind an OpenAI one on `/v1/responses`).
  */
 @Injectable()
 export class FallbackPlan {
@@ -52,20 +55,20 @@ export class FallbackPlan {
     if (larger !== undefined) {
       const rest = model.fallbacks ?? [];
       const next = rest.slice(rest.indexOf(larger.id) + 1);
-      const usable = this.usable([larger.id, ...next], key, format);
+      const usable = this.usable([larger.id, ...next], key, format, true);
       // One the key may not use or that does not serve here: the upstream's own refusal.
       return usable[0] === larger ? usable : [model];
     }
     if (ids.length === 0) {
       return [model];
     }
-    return [model, ...this.usable(ids, key, format, model)];
+    return [model, ...this.usable(ids, key, format, asked === undefined, model)];
   }
 
   /**
    * The fallback that serves a prompt too long for `model`: the first of its catalog
-   * fallbacks that serves `format`, the key may use and whose window holds the prompt
-   * (`fits`, the limits' estimate).
+   * fallbacks the key may use and whose window holds the prompt (`fits`, the limits'
+   * estimate).
    */
   contextFallback(
     model: CatalogModel,
@@ -75,24 +78,22 @@ export class FallbackPlan {
   ): CatalogModel | undefined {
     for (const id of model.fallbacks ?? []) {
       const m = this.catalog.find(id);
-      if (
-        m !== undefined &&
-        m.endpoints.has(format) &&
-        m.provider.available &&
-        keyMayUseModel(key, m.id) &&
-        fits(m)
-      ) {
+      if (m !== undefined && m.provider.available && keyMayUseModel(key, m.id) && fits(m)) {
         return m;
       }
     }
     return undefined;
   }
 
-  /** The models of `ids` that exist, serve `format` and the key may use, at most MAX_FALLBACKS. */
+  /**
+   * The models of `ids` that exist, serve `format` (any, for the catalog's own fallbacks)
+   * and the key may use, at most MAX_FALLBACKS.
+   */
   private usable(
     ids: readonly string[],
     key: ApiKeyInfo | undefined,
     format: WireFormat,
+    fromCatalog: boolean,
     except?: CatalogModel,
   ): CatalogModel[] {
     const out: CatalogModel[] = [];
@@ -102,7 +103,7 @@ export class FallbackPlan {
         m !== undefined &&
         m !== except &&
         !out.includes(m) &&
-        m.endpoints.has(format) &&
+        (fromCatalog || m.endpoints.has(format)) &&
         m.provider.available &&
         keyMayUseModel(key, m.id)
       ) {

@@ -1,6 +1,8 @@
+import { createHash } from 'node:crypto';
 import { InvalidRequestError } from '../common/errors/gateway-errors';
 import { own, setOwn } from '../common/own';
 import type {
+  CacheMarker,
   CanonicalParam,
   CanonicalRequest,
   ParamNames,
@@ -30,6 +32,7 @@ const UNNAMED: ParamNames = {
   topP: 'top_p',
   metadata: 'metadata',
   verbosity: 'verbosity',
+  maxOutputTokens: 'max_completion_tokens',
 };
 
 /** The client's own name for a canonical field, for errors and the dropped-params header. */
@@ -180,4 +183,85 @@ export function openAiToolChoice(req: CanonicalRequest, named: (name: string) =>
     case undefined:
       return undefined;
   }
+}
+
+/**
+ * The output cap sent upstream: the client's, but at most the model's limit. A client of
+ * another format cannot know this model's limit (Claude Code asks every model it does not
+ * know for 32000 tokens), so a larger cap is lowered and listed rather than refused.
+ */
+export function clampedMaxOutput(
+  req: CanonicalRequest,
+  limit: number,
+  dropped: string[],
+): number | undefined {
+  const asked = req.maxOutputTokens;
+  if (asked !== undefined && asked > limit) {
+    dropped.push(paramName(req, 'maxOutputTokens'));
+    return limit;
+  }
+  return asked;
+}
+
+/** A bounded, stable pseudonym of client-sent identifiers: never the raw text upstream. */
+export function hashedId(...parts: string[]): string {
+  return `gw-${createHash('sha256').update(parts.join('\0')).digest('hex').slice(0, 32)}`;
+}
+
+/** Every prompt-cache breakpoint the request carries (system, tools, message parts). */
+export function cacheMarkers(req: CanonicalRequest): CacheMarker[] {
+  const out: CacheMarker[] = [];
+  for (const part of req.system) {
+    if (part.cache) {
+      out.push(part.cache);
+    }
+  }
+  for (const tool of req.tools) {
+    if (tool.cache) {
+      out.push(tool.cache);
+    }
+  }
+  for (const m of req.messages) {
+    for (const part of m.parts) {
+      if (part.type !== 'reasoning' && part.cache) {
+        out.push(part.cache);
+      }
+    }
+  }
+  return out;
+}
+
+/**
+ * Prompt caching on an OpenAI target, which caches every long prefix by itself and routes
+ * by `prompt_cache_key`. Anthropic breakpoints (`cache_control` on blocks, or top-level for
+ * automatic caching) cannot be placed there: they are listed as dropped and become a
+ * `prompt_cache_key` stable per gateway key, end user and stable prefix (system prompt and
+ * tools), so the turns of one agent session reach the same cache. Claude Code's
+ * `metadata.user_id` becomes `safety_identifier`, hashed. A client's own keys win.
+ */
+export function openAiCacheFields(
+  req: CanonicalRequest,
+  extra: Record<string, unknown>,
+  dropped: string[],
+): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  const topLevel = extra.cache_control;
+  delete extra.cache_control;
+  const marked = cacheMarkers(req).length > 0 || (topLevel !== undefined && topLevel !== null);
+  if (marked) {
+    dropped.push('cache_control');
+  }
+  const fromMessages = req.source === 'messages' && req.user !== undefined;
+  if ((marked || fromMessages) && extra.prompt_cache_key === undefined) {
+    const tools = req.tools.map((t) => [t.name, t.description ?? '', t.parameters]);
+    out.prompt_cache_key = hashedId(
+      req.cacheScope ?? '',
+      req.user ?? '',
+      JSON.stringify([req.system.filter((p) => p.at === undefined).map((p) => p.text), tools]),
+    );
+  }
+  if (fromMessages && extra.safety_identifier === undefined) {
+    out.safety_identifier = hashedId(req.user ?? '');
+  }
+  return out;
 }

@@ -3,6 +3,7 @@ import {
   isObject,
   validateTopLevel,
 } from '../../common/validation/top-level.validation';
+import { isPrototypeName } from '../../common/own';
 import { ChatCompletionRequestDto, ChatMessage } from './chat-request.dto';
 
 const ROLES = new Set(['system', 'developer', 'user', 'assistant', 'tool', 'function']);
@@ -29,6 +30,12 @@ function checkContent(message: ChatMessage, at: string): void {
     const where = `${at}.content[${j}]`;
     if (!isObject(part) || typeof part.type !== 'string') {
       fail(where, `Invalid content part at '${where}': expected an object with a string 'type'.`);
+    }
+    if (isPrototypeName(part.type)) {
+      fail(
+        `${where}.type`,
+        `Invalid value for '${where}.type': '${part.type}' is not a content part type.`,
+      );
     }
     if (part.type === 'text' && typeof part.text !== 'string') {
       fail(`${where}.text`, `Invalid type for '${where}.text': expected a string.`);

@@ -86,7 +86,8 @@ describe('decodeChatRequest', () => {
       model: 'gpt-x',
       system: [
         { type: 'text', text: 'You are terse.' },
-        { type: 'text', text: 'Answer in French.' },
+        // Sent after the first turn: it keeps its place.
+        { type: 'text', text: 'Answer in French.', at: 1 },
       ],
       messages: [
         {

@@ -7,8 +7,10 @@ import type {
   ContentPart,
   ImagePart,
   ReasoningEffort,
+  SystemPart,
   TextPart,
 } from '../../core/canonical';
+import { cacheMarker } from '../messages/messages.decoder';
 import type { ChatCompletionRequestDto, ChatMessage } from './chat-request.dto';
 import { own, setOwn } from '../../common/own';
 import { CHAT_PARAMS } from './chat.params';
@@ -55,7 +57,13 @@ function contentParts(content: ChatMessage['content']): (TextPart | ImagePart)[]
   const parts: (TextPart | ImagePart)[] = [];
   for (const part of content) {
     if (part.type === 'text' && typeof part.text === 'string') {
-      parts.push({ type: 'text', text: part.text });
+      // `cache_control` on a chat part: the convention of clients that reach Claude via chat.
+      const marker = cacheMarker(part);
+      parts.push(
+        marker
+          ? { type: 'text', text: part.text, cache: marker }
+          : { type: 'text', text: part.text },
+      );
     } else if (part.type === 'image_url' && part.image_url) {
       parts.push(imageFromUrl(part.image_url.url, part.image_url.detail));
     } else if (part.type === 'refusal' && typeof part.refusal === 'string') {
@@ -79,13 +87,27 @@ function toolChoice(choice: unknown): CanonicalToolChoice | undefined {
 }
 
 /**
+ * Where an assistant message carries the gateway's `thinking_blocks`: on the message, or
+ * nested in its first content part, where the OpenAI Agents SDK puts the whole answer
+ * message it got unstreamed (its fields ride along on the text part).
+ */
+function thinkingBlocksOf(m: ChatMessage): unknown {
+  if (Array.isArray(m.thinking_blocks)) {
+    return m.thinking_blocks;
+  }
+  const first: unknown = Array.isArray(m.content) ? m.content[0] : undefined;
+  return (first as { thinking_blocks?: unknown } | undefined)?.thinking_blocks;
+}
+
+/**
  * Signed reasoning an assistant message sends back: `thinking_blocks` (as the gateway
  * emits them) win over the plain `reasoning_content`, which carries no signature.
  */
 function reasoningParts(m: ChatMessage): ContentPart[] {
-  if (Array.isArray(m.thinking_blocks)) {
+  const thinkingBlocks = thinkingBlocksOf(m);
+  if (Array.isArray(thinkingBlocks)) {
     const parts: ContentPart[] = [];
-    for (const block of m.thinking_blocks as Record<string, unknown>[]) {
+    for (const block of thinkingBlocks as Record<string, unknown>[]) {
       if (block?.type === 'thinking' && typeof block.thinking === 'string') {
         const signature = typeof block.signature === 'string' ? block.signature : '';
         parts.push({
@@ -142,13 +164,15 @@ export function chatResponseFormat(format: unknown): CanonicalResponseFormat | u
 
 /** Decodes a validated chat completion request into the canonical request. */
 export function decodeChatRequest(body: ChatCompletionRequestDto): CanonicalRequest {
-  const system: TextPart[] = [];
+  const system: SystemPart[] = [];
+  let afterSystem = false;
   const messages: CanonicalMessage[] = [];
   const push = (role: CanonicalMessage['role'], parts: ContentPart[]): void => {
     const last = messages[messages.length - 1];
     // Consecutive tool results (and a user turn right after them) form one user turn.
     if (
       last &&
+      !afterSystem &&
       last.role === role &&
       role === 'user' &&
       last.parts.some((p) => p.type === 'tool_result')
@@ -162,8 +186,14 @@ export function decodeChatRequest(body: ChatCompletionRequestDto): CanonicalRequ
     switch (m.role) {
       case 'system':
       case 'developer':
-        system.push(...contentParts(m.content).filter((p): p is TextPart => p.type === 'text'));
-        break;
+        for (const p of contentParts(m.content)) {
+          // After the first turn it is a mid-conversation system message, kept in place.
+          if (p.type === 'text') {
+            system.push(messages.length > 0 ? { ...p, at: messages.length } : p);
+          }
+        }
+        afterSystem = messages.length > 0;
+        continue;
       case 'user':
         push('user', contentParts(m.content));
         break;
@@ -192,6 +222,7 @@ export function decodeChatRequest(body: ChatCompletionRequestDto): CanonicalRequ
         ]);
         break;
     }
+    afterSystem = false;
   }
   const extra: Record<string, unknown> = {};
   for (const key of Object.keys(body)) {

@@ -184,6 +184,19 @@ describe('toChatUsage', () => {
       completion_tokens_details: { reasoning_tokens: 0 },
     });
   });
+
+  it("reports an Anthropic answer's cache reads and writes", () => {
+    const usage = toChatUsage({
+      inputTokens: 20100,
+      outputTokens: 50,
+      cachedInputTokens: 18000,
+      cacheWriteInputTokens: 2000,
+    });
+    expect(usage.prompt_tokens_details).toEqual({
+      cached_tokens: 18000,
+      cache_write_tokens: 2000,
+    });
+  });
 });
 
 describe('toChatCompletion', () => {

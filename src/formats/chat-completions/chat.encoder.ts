@@ -22,16 +22,21 @@ export interface ChatUsage {
   prompt_tokens: number;
   completion_tokens: number;
   total_tokens: number;
-  prompt_tokens_details: { cached_tokens: number };
+  prompt_tokens_details: { cached_tokens: number; cache_write_tokens?: number };
   completion_tokens_details: { reasoning_tokens: number };
 }
 
+/** Canonical usage as chat's; cache writes (Anthropic's) only when there were some. */
 export function toChatUsage(u: CanonicalUsage): ChatUsage {
+  const written = u.cacheWriteInputTokens ?? 0;
   return {
     prompt_tokens: u.inputTokens,
     completion_tokens: u.outputTokens,
     total_tokens: u.inputTokens + u.outputTokens,
-    prompt_tokens_details: { cached_tokens: u.cachedInputTokens ?? 0 },
+    prompt_tokens_details:
+      written > 0
+        ? { cached_tokens: u.cachedInputTokens ?? 0, cache_write_tokens: written }
+        : { cached_tokens: u.cachedInputTokens ?? 0 },
     completion_tokens_details: { reasoning_tokens: u.reasoningTokens ?? 0 },
   };
 }

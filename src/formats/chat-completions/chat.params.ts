@@ -10,4 +10,5 @@ export const CHAT_PARAMS: ParamNames = {
   topP: 'top_p',
   metadata: 'metadata',
   verbosity: 'verbosity',
+  maxOutputTokens: 'max_completion_tokens',
 };

@@ -23,7 +23,7 @@ export function rewriteModel(json: string, modelField: string): string {
 interface ChatUsageWire {
   prompt_tokens?: number;
   completion_tokens?: number;
-  prompt_tokens_details?: { cached_tokens?: number } | null;
+  prompt_tokens_details?: { cached_tokens?: number; cache_write_tokens?: number } | null;
   completion_tokens_details?: { reasoning_tokens?: number } | null;
 }
 
@@ -33,6 +33,9 @@ export function fromChatUsage(u: ChatUsageWire): CanonicalUsage {
     outputTokens: u.completion_tokens ?? 0,
     cachedInputTokens: u.prompt_tokens_details?.cached_tokens ?? 0,
     reasoningTokens: u.completion_tokens_details?.reasoning_tokens ?? 0,
+    ...(typeof u.prompt_tokens_details?.cache_write_tokens === 'number'
+      ? { cacheWriteInputTokens: u.prompt_tokens_details.cache_write_tokens }
+      : {}),
   };
 }
 

@@ -242,6 +242,32 @@ describe('validateMessagesRequest', () => {
     validateMessagesRequest(body);
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });
+
+  it.each(['__proto__', 'constructor', 'toString', 'hasOwnProperty'])(
+    "refuses a content block of type '%s' with a 400 naming the block",
+    (type) => {
+      const body = JSON.parse(
+        `{"model":"m","max_tokens":1,"messages":[{"role":"user","content":[{"type":"text","text":"hi"},{"type":"${type}"}]}]}`,
+      ) as unknown;
+      let err: unknown;
+      try {
+        validateMessagesRequest(body);
+      } catch (e) {
+        err = e;
+      }
+      expect(err).toBeInstanceOf(InvalidRequestError);
+      expect(err).toMatchObject({ param: 'messages.0.content.1.type' });
+    },
+  );
+
+  it('still forwards a block type it does not know', () => {
+    const body = {
+      model: 'm',
+      max_tokens: 1,
+      messages: [{ role: 'user', content: [{ type: 'search_result', source: 'x' }] }],
+    };
+    expect(validateMessagesRequest(body)).toBe(body);
+  });
 });
 
 describe('validateCountTokensRequest', () => {

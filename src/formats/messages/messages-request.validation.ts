@@ -3,7 +3,7 @@ import {
   isObject,
   validateTopLevel,
 } from '../../common/validation/top-level.validation';
-import { own } from '../../common/own';
+import { isPrototypeName, own } from '../../common/own';
 import { CountTokensRequestDto, MessagesRequestDto } from './messages-request.dto';
 
 /**
@@ -69,6 +69,13 @@ const BLOCK_CHECKS: Record<string, (block: Json, at: string) => void> = {
   redacted_thinking: (b, at) => requireString(b, 'data', at),
 };
 
+/** A block type named like an Object.prototype member is no block type at all. */
+function rejectPrototypeType(type: string, at: string): void {
+  if (isPrototypeName(type)) {
+    fail(at, `Invalid value for '${at}': '${type}' is not a content block type.`);
+  }
+}
+
 function checkBlocks(content: unknown, at: string): void {
   if (!Array.isArray(content)) {
     invalid(at, 'a string or an array of content blocks');
@@ -78,6 +85,7 @@ function checkBlocks(content: unknown, at: string): void {
     if (!isObject(block) || typeof block.type !== 'string') {
       invalid(where, "an object with a string 'type'");
     }
+    rejectPrototypeType(block.type, `${where}.type`);
     own(BLOCK_CHECKS, block.type)?.(block, where);
   });
 }

@@ -63,7 +63,7 @@ describe('decodeMessagesRequest', () => {
     const expected: CanonicalRequest = {
       model: 'claude-x',
       system: [
-        { type: 'text', text: 'Be brief.' },
+        { type: 'text', text: 'Be brief.', cache: { type: 'ephemeral' } },
         { type: 'text', text: 'Use tools.' },
       ],
       messages: [
@@ -170,7 +170,7 @@ describe('decodeMessagesRequest', () => {
     );
   });
 
-  it('moves a mid-conversation system message into the system prompt', () => {
+  it('keeps the place of a mid-conversation system message', () => {
     const req = decodeMessagesRequest({
       model: 'm',
       max_tokens: 10,
@@ -181,15 +181,14 @@ describe('decodeMessagesRequest', () => {
         { role: 'user', content: 'b' },
       ],
     });
-    expect(req.system.map((p) => p.text)).toEqual(['First.', 'Second.']);
+    expect(req.system).toEqual([
+      { type: 'text', text: 'First.' },
+      { type: 'text', text: 'Second.', at: 1 },
+    ]);
+    // Not merged across the system message, which sits between the two.
     expect(req.messages).toEqual([
-      {
-        role: 'user',
-        parts: [
-          { type: 'text', text: 'a' },
-          { type: 'text', text: 'b' },
-        ],
-      },
+      { role: 'user', parts: [{ type: 'text', text: 'a' }] },
+      { role: 'user', parts: [{ type: 'text', text: 'b' }] },
     ]);
   });
 

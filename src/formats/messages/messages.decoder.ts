@@ -1,5 +1,6 @@
 import { fromThinkingSignature } from '../../core/reasoning-carrier';
 import type {
+  CacheMarker,
   CanonicalMessage,
   CanonicalResponseFormat,
   CanonicalRequest,
@@ -8,7 +9,10 @@ import type {
   ContentPart,
   ImagePart,
   ReasoningEffort,
+  SystemPart,
   TextPart,
+  ToolCallPart,
+  ToolResultPart,
 } from '../../core/canonical';
 import type {
   CountTokensRequestDto,
@@ -49,6 +53,25 @@ function str(value: unknown): string {
   return typeof value === 'string' ? value : '';
 }
 
+/** A block's `cache_control` breakpoint, when it has one. */
+export function cacheMarker(block: unknown): CacheMarker | undefined {
+  const control = (block as { cache_control?: unknown } | null | undefined)?.cache_control;
+  if (typeof control !== 'object' || control === null) {
+    return undefined;
+  }
+  const ttl = (control as { ttl?: unknown }).ttl;
+  return typeof ttl === 'string' ? { type: 'ephemeral', ttl } : { type: 'ephemeral' };
+}
+
+/** `part` with the block's breakpoint, when it has one. */
+function withCache<P extends { cache?: CacheMarker }>(part: P, block: unknown): P {
+  const marker = cacheMarker(block);
+  if (marker !== undefined) {
+    part.cache = marker;
+  }
+  return part;
+}
+
 function imagePart(source: Json): ImagePart | undefined {
   if (source.type === 'base64') {
     return {
@@ -74,11 +97,11 @@ function simpleParts(content: unknown): (TextPart | ImagePart)[] {
   const parts: (TextPart | ImagePart)[] = [];
   for (const block of content as MessagesContentBlock[]) {
     if (block.type === 'text') {
-      parts.push({ type: 'text', text: str(block.text) });
+      parts.push(withCache<TextPart>({ type: 'text', text: str(block.text) }, block));
     } else if (block.type === 'image') {
       const image = imagePart(block.source as Json);
       if (image) {
-        parts.push(image);
+        parts.push(withCache(image, block));
       }
     }
   }
@@ -102,30 +125,41 @@ function documentParts(source: Json): TextPart[] {
 function blockParts(block: MessagesContentBlock): ContentPart[] {
   switch (block.type) {
     case 'text':
-      return [{ type: 'text', text: str(block.text) }];
+      return [withCache<TextPart>({ type: 'text', text: str(block.text) }, block)];
     case 'image': {
       const image = imagePart(block.source as Json);
-      return image ? [image] : [];
+      return image ? [withCache(image, block)] : [];
     }
-    case 'document':
-      return documentParts(block.source as Json);
+    case 'document': {
+      const parts = documentParts(block.source as Json);
+      if (parts.length > 0) {
+        withCache(parts[parts.length - 1], block);
+      }
+      return parts;
+    }
     case 'tool_use':
       return [
-        {
-          type: 'tool_call',
-          id: str(block.id),
-          name: str(block.name),
-          arguments: JSON.stringify(block.input ?? {}),
-        },
+        withCache<ToolCallPart>(
+          {
+            type: 'tool_call',
+            id: str(block.id),
+            name: str(block.name),
+            arguments: JSON.stringify(block.input ?? {}),
+          },
+          block,
+        ),
       ];
     case 'tool_result':
       return [
-        {
-          type: 'tool_result',
-          toolCallId: str(block.tool_use_id),
-          content: simpleParts(block.content),
-          ...(typeof block.is_error === 'boolean' ? { isError: block.is_error } : {}),
-        },
+        withCache<ToolResultPart>(
+          {
+            type: 'tool_result',
+            toolCallId: str(block.tool_use_id),
+            content: simpleParts(block.content),
+            ...(typeof block.is_error === 'boolean' ? { isError: block.is_error } : {}),
+          },
+          block,
+        ),
       ];
     case 'thinking':
       // An OpenAI reasoning payload shown as a thinking block comes back out of its signature.
@@ -148,14 +182,14 @@ function messageParts(content: string | MessagesContentBlock[]): ContentPart[] {
   return typeof content === 'string' ? simpleParts(content) : content.flatMap(blockParts);
 }
 
-function systemParts(system: string | MessagesTextBlock[] | undefined): TextPart[] {
+function systemParts(system: string | MessagesTextBlock[] | undefined): SystemPart[] {
   if (system === undefined) {
     return [];
   }
   if (typeof system === 'string') {
     return system === '' ? [] : [{ type: 'text', text: system }];
   }
-  return system.map((b) => ({ type: 'text', text: b.text }));
+  return system.map((b) => withCache<SystemPart>({ type: 'text', text: b.text }, b));
 }
 
 function tools(body: DecodableMessagesBody): CanonicalTool[] {
@@ -163,12 +197,17 @@ function tools(body: DecodableMessagesBody): CanonicalTool[] {
     (body.tools ?? [])
       // Server tools (versioned `type`, no schema) run at Anthropic: nothing canonical to pass.
       .filter((t) => t.type === undefined || t.type === 'custom')
-      .map((t) => ({
-        name: t.name,
-        description: t.description,
-        parameters: t.input_schema ?? { type: 'object', properties: {} },
-        strict: t.strict,
-      }))
+      .map((t) =>
+        withCache<CanonicalTool>(
+          {
+            name: t.name,
+            description: t.description,
+            parameters: t.input_schema ?? { type: 'object', properties: {} },
+            strict: t.strict,
+          },
+          t,
+        ),
+      )
   );
 }
 
@@ -221,20 +260,29 @@ function responseFormat(body: DecodableMessagesBody): CanonicalResponseFormat | 
 export function decodeMessagesRequest(body: DecodableMessagesBody): CanonicalRequest {
   const system = systemParts(body.system);
   const messages: CanonicalMessage[] = [];
+  let afterSystem = false;
   for (const m of body.messages) {
     const parts = messageParts(m.content);
     if (m.role === 'system') {
-      // Mid-conversation system messages (newer API versions) join the system prompt.
-      system.push(...parts.filter((p): p is TextPart => p.type === 'text'));
+      // A mid-conversation system message (newer API versions) keeps its place: before the
+      // turn that follows it (leading ones are the system prompt).
+      const at = messages.length > 0 ? { at: messages.length } : {};
+      for (const p of parts) {
+        if (p.type === 'text') {
+          system.push({ ...p, ...at });
+        }
+      }
+      afterSystem = messages.length > 0;
       continue;
     }
     const last = messages[messages.length - 1];
     // The API merges consecutive turns of the same role; so does the canonical model.
-    if (last?.role === m.role) {
+    if (last?.role === m.role && !afterSystem) {
       last.parts.push(...parts);
     } else {
       messages.push({ role: m.role, parts });
     }
+    afterSystem = false;
   }
   const extra: Record<string, unknown> = {};
   for (const key of Object.keys(body)) {

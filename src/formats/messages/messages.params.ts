@@ -11,4 +11,5 @@ export const MESSAGES_PARAMS: ParamNames = {
   metadata: 'metadata',
   // Messages has no verbosity field; a request never carries one from here.
   verbosity: 'verbosity',
+  maxOutputTokens: 'max_tokens',
 };

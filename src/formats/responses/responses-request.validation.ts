@@ -3,7 +3,7 @@ import {
   isObject,
   validateTopLevel,
 } from '../../common/validation/top-level.validation';
-import { own } from '../../common/own';
+import { isPrototypeName, own } from '../../common/own';
 import { ResponsesRequestDto } from './responses-request.dto';
 
 const ROLES = new Set(['user', 'assistant', 'system', 'developer']);
@@ -35,6 +35,12 @@ function checkParts(parts: unknown, at: string): void {
     const where = `${at}[${j}]`;
     if (!isObject(part) || typeof part.type !== 'string') {
       fail(where, `Invalid content part at '${where}': expected an object with a string 'type'.`);
+    }
+    if (isPrototypeName(part.type)) {
+      fail(
+        `${where}.type`,
+        `Invalid value for '${where}.type': '${part.type}' is not a content part type.`,
+      );
     }
     switch (part.type) {
       case 'input_text':
@@ -100,6 +106,9 @@ function checkItem(item: unknown, at: string): void {
     default:
       if (typeof type !== 'string') {
         fail(`${at}.type`, `Invalid type for '${at}.type': expected a string.`);
+      }
+      if (isPrototypeName(type)) {
+        fail(`${at}.type`, `Invalid value for '${at}.type': '${type}' is not an input item type.`);
       }
       // item_reference, hosted tool calls, ...: forwarded as they are.
       return;

@@ -94,7 +94,8 @@ describe('decodeResponsesRequest', () => {
       model: 'gpt-x',
       system: [
         { type: 'text', text: 'You are terse.' },
-        { type: 'text', text: 'Answer in French.' },
+        // Sent after the first turn: it keeps its place.
+        { type: 'text', text: 'Answer in French.', at: 1 },
       ],
       messages: [
         {

@@ -9,6 +9,7 @@ import type {
   ImagePart,
   ReasoningEffort,
   ReasoningPart,
+  SystemPart,
   TextPart,
 } from '../../core/canonical';
 import { imageFromUrl, jsonSchemaFormat } from '../chat-completions/chat.decoder';
@@ -127,7 +128,8 @@ function responseFormat(body: ResponsesRequestDto): CanonicalResponseFormat | un
  * consecutive tool outputs, and a user message right after them, form one user turn.
  */
 export function decodeResponsesRequest(body: ResponsesRequestDto): CanonicalRequest {
-  const system: TextPart[] = [];
+  const system: SystemPart[] = [];
+  let afterSystem = false;
   if (typeof body.instructions === 'string' && body.instructions !== '') {
     system.push({ type: 'text', text: body.instructions });
   }
@@ -135,6 +137,7 @@ export function decodeResponsesRequest(body: ResponsesRequestDto): CanonicalRequ
   const push = (role: CanonicalMessage['role'], content: ContentPart[]): void => {
     const last = messages[messages.length - 1];
     const merge =
+      !afterSystem &&
       last?.role === role &&
       (role === 'assistant' || last.parts.some((p) => p.type === 'tool_result'));
     if (merge) {
@@ -149,7 +152,14 @@ export function decodeResponsesRequest(body: ResponsesRequestDto): CanonicalRequ
     switch (item.type ?? 'message') {
       case 'message':
         if (item.role === 'system' || item.role === 'developer') {
-          system.push(...parts(item.content).filter((p): p is TextPart => p.type === 'text'));
+          // After the first turn it is a mid-conversation system message, kept in place.
+          for (const p of parts(item.content)) {
+            if (p.type === 'text') {
+              system.push(messages.length > 0 ? { ...p, at: messages.length } : p);
+            }
+          }
+          afterSystem = messages.length > 0;
+          continue;
         } else {
           push(item.role === 'assistant' ? 'assistant' : 'user', parts(item.content));
         }
@@ -176,6 +186,7 @@ export function decodeResponsesRequest(body: ResponsesRequestDto): CanonicalRequ
         // item_reference and hosted tool items need the provider's own storage.
         break;
     }
+    afterSystem = false;
   }
   const extra: Record<string, unknown> = {};
   for (const key of Object.keys(body)) {

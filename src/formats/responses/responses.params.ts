@@ -10,4 +10,5 @@ export const RESPONSES_PARAMS: ParamNames = {
   topP: 'top_p',
   metadata: 'metadata',
   verbosity: 'text.verbosity',
+  maxOutputTokens: 'max_output_tokens',
 };

@@ -1,3 +1,4 @@
+import { Logger } from '@nestjs/common';
 import { Observable, type Subscriber, defer, tap } from 'rxjs';
 import type { CatalogService } from '../../catalog/catalog.service';
 import type { CatalogModel } from '../../catalog/catalog.types';
@@ -18,6 +19,9 @@ import { nativeFormatsOf } from '../../catalog/provider-kind';
 import { printable } from '../../common/validation/top-level.validation';
 
 export const DROPPED_PARAMS_HEADER = 'x-gateway-dropped-params';
+
+const logger = new Logger('Translation');
+const FIELD_NAME = /^[A-Za-z0-9_.]{1,64}$/;
 
 /**
  * How a request is served: `native`, the same-format fast path; `canonical`, decoded and
@@ -86,6 +90,24 @@ export function servesNatively(
   provider: UpstreamProvider,
 ): boolean {
   return canRelay(provider) && nativeFormatsOf(provider.descriptor, model).includes(format);
+}
+
+/**
+ * Whether a client of `format` talks to a model of another wire format, whose limits it
+ * cannot be expected to know (Claude Code sending a GPT model the output cap of a Claude
+ * model). A model without a native format (served in-process, Gemini) speaks the one of
+ * its family: Messages for the anthropic family, the OpenAI formats for the others.
+ */
+export function isCrossFormat(
+  format: WireFormat,
+  model: CatalogModel,
+  provider: UpstreamProvider,
+): boolean {
+  const native = nativeFormatsOf(provider.descriptor, model);
+  if (native.length > 0) {
+    return !native.includes(format);
+  }
+  return (format === 'messages') !== (model.family === 'anthropic');
 }
 
 /**
@@ -166,7 +188,13 @@ export async function startCanonical(
   const events = requireMessageStop(provider.generate(request, model, ctx));
   const dropped = ctx.droppedParams ?? [];
   if (dropped.length > 0) {
-    res.setHeader(DROPPED_PARAMS_HEADER, [...new Set(dropped)].join(', '));
+    const names = [...new Set(dropped)];
+    res.setHeader(DROPPED_PARAMS_HEADER, names.join(', '));
+    // Field names only, and only plain ones: the values (and odd names) are the client's.
+    const shown = names.map((n) => (FIELD_NAME.test(n) ? n : '?')).join(', ');
+    logger.debug(
+      `request ${ctx.requestId}: ${model.id} (${model.upstreamApi}) dropped or changed ${shown}`,
+    );
   } else if (!res.headersSent) {
     res.removeHeader(DROPPED_PARAMS_HEADER); // set by an earlier attempt that failed
   }

@@ -17,7 +17,7 @@ import {
 } from '../../common/errors/gateway-errors';
 import type { GatewayResponse } from '../../common/request-context';
 import type { WireFormat } from '../../core/canonical';
-import type { LimitsExtractor } from '../../limits/limit-facts';
+import type { LimitFacts, LimitsExtractor } from '../../limits/limit-facts';
 import { type Admission, LimitsService } from '../../limits/limits.service';
 import { REQUEST_LIMITS } from '../../limits/request-limits.guard';
 import type { ProtectionExtractor } from '../../policy/protections/protection-facts';
@@ -28,7 +28,7 @@ import type { SystemPromptCheck } from '../../policy/system-prompt.rule';
 import { ProviderRegistry } from '../../upstream/provider-registry';
 import { FallbackPlan, askedFallbacks } from '../../resilience/fallback-plan';
 import { stickyKeyOf } from '../../resilience/sticky-key';
-import { routeGeneration } from './canonical-path';
+import { isCrossFormat, routeGeneration } from './canonical-path';
 import { CONVERSATION_STATE, type ConversationState } from './conversation-state';
 import type { GenerationBody } from './generation.adapter';
 import type { WireFormatDescriptor } from './wire-format';
@@ -126,6 +126,8 @@ export class GenerationGuard implements CanActivate {
     const sent = withoutGatewayFields(protections?.stripped ?? valid);
     const asked = askedFallbacks(req, valid);
     checkModelScope(req.ctx.key, valid.model);
+    // A client of another format cannot know the model's output limit (see LimitFacts).
+    const translated = isCrossFormat(facts.format, route.model, route.provider);
     /** Admission of `body`, the body that goes upstream, once its conversation is known. */
     const admitBody = (body: GenerationBody, stateResolved: boolean): true | Promise<true> => {
       const plan = (admission: Admission): RequestPlan => {
@@ -154,7 +156,7 @@ export class GenerationGuard implements CanActivate {
         return req.plan;
       };
       const admit = (): Admission | Promise<Admission> =>
-        this.limits.admit(facts.limits(body, req.query), req, res, {
+        this.limits.admit(limitFacts(facts.limits(body, req.query), translated), req, res, {
           asked,
           contextFallback: (fits) =>
             this.fallbacks.contextFallback(route.model, req.ctx.key, format.name, fits),
@@ -201,6 +203,13 @@ function withoutGatewayFields<B extends GenerationBody>(body: B | Record<string,
   }
   const { models: _models, ...rest } = body as Record<string, unknown>;
   return Object.freeze(rest) as unknown as B;
+}
+
+function limitFacts(facts: LimitFacts, translated: boolean): LimitFacts {
+  if (translated) {
+    facts.clampMaxOutput = true;
+  }
+  return facts;
 }
 
 /** 403 when the key is scoped to models and the request names another. */

@@ -231,6 +231,8 @@ export class GenerationPipeline {
       plan.route.isProtected ? this.outputs.outgoingNames() : undefined,
     );
     const request = adapter.decode(body);
+    // Scopes the prompt_cache_key a translation derives to the client's key.
+    request.cacheScope = req.ctx.keyId;
     const output = this.outputs.prepare(plan.protections, req, res, request, a.model);
     return { events: startCanonical(path.provider, request, path.model, a.ctx, res), output };
   }

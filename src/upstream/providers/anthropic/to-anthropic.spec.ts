@@ -65,7 +65,7 @@ describe('toAnthropicRequest', () => {
       model: 'upstream-model-1',
       system: [
         { type: 'text', text: 'Be brief.' },
-        { type: 'text', text: 'Use metric units.' },
+        { type: 'text', text: 'Use metric units.', cache_control: { type: 'ephemeral' } },
       ],
       messages: [
         {
@@ -84,7 +84,13 @@ describe('toAnthropicRequest', () => {
           content: [
             { type: 'text', text: 'Checking.' },
             { type: 'tool_use', id: 'call_1', name: 'get_weather', input: { city: 'Paris' } },
-            { type: 'tool_use', id: 'call_2', name: 'get_time', input: {} },
+            {
+              type: 'tool_use',
+              id: 'call_2',
+              name: 'get_time',
+              input: {},
+              cache_control: { type: 'ephemeral' },
+            },
           ],
         },
         {
@@ -110,7 +116,11 @@ describe('toAnthropicRequest', () => {
           description: 'Weather',
           input_schema: { type: 'object', properties: { city: { type: 'string' } } },
         },
-        { name: 'get_time', input_schema: { type: 'object', properties: {} } },
+        {
+          name: 'get_time',
+          input_schema: { type: 'object', properties: {} },
+          cache_control: { type: 'ephemeral' },
+        },
       ],
       tool_choice: { type: 'any', disable_parallel_tool_use: true },
       max_tokens: 64000,
@@ -209,7 +219,10 @@ describe('toAnthropicRequest', () => {
       { type: 'redacted_thinking', data: 'opaque' },
       { type: 'tool_use', id: 't1', name: 'f', input: { a: 1 } },
     ]);
-    expect(messages[3].content).toEqual([{ type: 'text', text: 'Done.' }]);
+    // The last assistant turn's end is the default cache breakpoint.
+    expect(messages[3].content).toEqual([
+      { type: 'text', text: 'Done.', cache_control: { type: 'ephemeral' } },
+    ]);
   });
 
   it('uses output_config.format for json_schema and a system instruction for json_object', () => {
@@ -234,7 +247,7 @@ describe('toAnthropicRequest', () => {
     ).body;
     expect(jsonObject.system).toEqual([
       { type: 'text', text: 'S' },
-      { type: 'text', text: JSON_OBJECT_INSTRUCTION },
+      { type: 'text', text: JSON_OBJECT_INSTRUCTION, cache_control: { type: 'ephemeral' } },
     ]);
   });
 

@@ -1,5 +1,6 @@
 import type { CatalogModel } from '../../../catalog/catalog.types';
 import type {
+  CacheMarker,
   CanonicalMessage,
   CanonicalRequest,
   ContentPart,
@@ -12,7 +13,9 @@ import {
   type TranslatedRequest,
   applyExtraPolicy,
   budgetForEffort,
+  cacheMarkers,
   paramName,
+  clampedMaxOutput,
   takeOutputConfigs,
 } from '../../translate-params';
 import { toolInput } from '../../../core/tool-arguments';
@@ -28,24 +31,40 @@ export const JSON_OBJECT_INSTRUCTION =
 
 const POLICY: ExtraPolicy = {
   target: 'Anthropic Messages',
-  forward: new Set(['top_k']),
+  // Top-level `cache_control`: automatic caching, from a Messages client on the canonical path.
+  forward: new Set(['top_k', 'cache_control']),
   ignore: new Set(['stream_options', 'include']),
   reject: { ...CHAT_ONLY_REJECTS, background: (v) => v === true },
 };
 
+function cacheControl(marker: CacheMarker): Json {
+  return marker.ttl === undefined ? { type: marker.type } : { type: marker.type, ttl: marker.ttl };
+}
+
+/** `block` with the part's `cache_control`, when it carries one. */
+function cached(block: Json, marker: CacheMarker | undefined): Json {
+  if (marker !== undefined) {
+    block.cache_control = cacheControl(marker);
+  }
+  return block;
+}
+
 function image(part: ImagePart): Json {
-  return part.source.kind === 'base64'
-    ? {
-        type: 'image',
-        source: { type: 'base64', media_type: part.source.mediaType, data: part.source.data },
-      }
-    : { type: 'image', source: { type: 'url', url: part.source.url } };
+  return cached(
+    part.source.kind === 'base64'
+      ? {
+          type: 'image',
+          source: { type: 'base64', media_type: part.source.mediaType, data: part.source.data },
+        }
+      : { type: 'image', source: { type: 'url', url: part.source.url } },
+    part.cache,
+  );
 }
 
 function simpleBlocks(parts: (TextPart | ImagePart)[]): Json[] {
   return parts
     .filter((p) => p.type === 'image' || p.text !== '')
-    .map((p) => (p.type === 'text' ? { type: 'text', text: p.text } : image(p)));
+    .map((p) => (p.type === 'text' ? cached({ type: 'text', text: p.text }, p.cache) : image(p)));
 }
 
 /** One canonical part as Anthropic content; undefined when the part cannot travel. */
@@ -53,16 +72,14 @@ function block(part: ContentPart): Json | undefined {
   switch (part.type) {
     case 'text':
       // Anthropic rejects empty text blocks.
-      return part.text === '' ? undefined : { type: 'text', text: part.text };
+      return part.text === '' ? undefined : cached({ type: 'text', text: part.text }, part.cache);
     case 'image':
       return image(part);
     case 'tool_call':
-      return {
-        type: 'tool_use',
-        id: part.id,
-        name: part.name,
-        input: toolInput(part.arguments),
-      };
+      return cached(
+        { type: 'tool_use', id: part.id, name: part.name, input: toolInput(part.arguments) },
+        part.cache,
+      );
     case 'tool_result': {
       const out: Json = { type: 'tool_result', tool_use_id: part.toolCallId };
       const content = simpleBlocks(part.content);
@@ -72,7 +89,7 @@ function block(part: ContentPart): Json | undefined {
       if (part.isError !== undefined) {
         out.is_error = part.isError;
       }
-      return out;
+      return cached(out, part.cache);
     }
     case 'reasoning':
       // Only Anthropic's own signed (or redacted) reasoning can go back; OpenAI payloads
@@ -155,8 +172,67 @@ function requestedBudget(req: CanonicalRequest): number | undefined {
 }
 
 /**
+ * Whether the assistant turn in progress (after the last user message without tool
+ * results) called tools without leading signed thinking. With thinking on, Anthropic
+ * refuses such a history ("a final assistant message must start with a thinking block"),
+ * and a client of another format may not have kept the blocks (the OpenAI Agents SDK
+ * does not): thinking is then turned off for this request, which Anthropic allows.
+ */
+function unsignedToolTurn(messages: Json[]): boolean {
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const m = messages[i];
+    const content = m.content as Json[];
+    if (m.role === 'user') {
+      if (!content.some((b) => b.type === 'tool_result')) {
+        return false;
+      }
+      continue;
+    }
+    if (content.some((b) => b.type === 'tool_use')) {
+      const first = content[0]?.type;
+      return first !== 'thinking' && first !== 'redacted_thinking';
+    }
+  }
+  return false;
+}
+
+/**
+ * Default prompt-cache breakpoints for a request that carries none (a chat or Responses
+ * client, which cannot place them): the end of the tools, of the system prompt, and of the
+ * last assistant turn (the stable prefix of an agent loop, which the next request repeats).
+ * Anthropic allows four; this places at most three, and a prefix too short to cache costs
+ * nothing. Returns whether any was placed.
+ */
+function placeBreakpoints(body: Json): boolean {
+  const ends: Json[] = [];
+  const tools = body.tools as Json[] | undefined;
+  if (tools && tools.length > 0) {
+    ends.push(tools[tools.length - 1]);
+  }
+  const system = body.system as Json[] | undefined;
+  if (system && system.length > 0) {
+    ends.push(system[system.length - 1]);
+  }
+  const messages = body.messages as { role: string; content: Json[] }[];
+  const lastAssistant = messages.findLastIndex((m) => m.role === 'assistant');
+  if (lastAssistant >= 0) {
+    const blocks = messages[lastAssistant].content;
+    // Thinking blocks cannot carry cache_control; the turn's last block is never one.
+    const last = blocks[blocks.length - 1];
+    if (last.type !== 'thinking' && last.type !== 'redacted_thinking') {
+      ends.push(last);
+    }
+  }
+  for (const end of ends) {
+    end.cache_control = { type: 'ephemeral' };
+  }
+  return ends.length > 0;
+}
+
+/**
  * canonical -> Anthropic Messages request body. Decisions (docs/translation.md):
- * - `max_tokens` is required: the client's value, else the catalog's max output tokens.
+ * - `max_tokens` is required: the client's value (lowered to the catalog's max output
+ *   tokens and listed when larger), else the catalog's max output tokens.
  * - Effort becomes `thinking: {type: enabled, budget_tokens}` (minimal 1024 ... max 32768).
  *   OpenAI's max tokens include reasoning, like Anthropic's, so the budget is clamped
  *   below `max_tokens`; when that leaves less than Anthropic's 1024 minimum, `max_tokens`
@@ -168,6 +244,11 @@ function requestedBudget(req: CanonicalRequest): number | undefined {
  * - `json_schema` output uses `output_config.format`; `json_object` adds an instruction
  *   to the system prompt (Anthropic has no schema-less JSON mode).
  * - `user` becomes `metadata.user_id`; other metadata has no Anthropic field (dropped).
+ * - Thinking goes off (listed) when the assistant tool turn in progress has no signed
+ *   thinking to lead with (see {@link unsignedToolTurn}).
+ * - Prompt caching: the client's `cache_control` markers go where they were; a request
+ *   without any gets default breakpoints ({@link placeBreakpoints}) unless it comes from a
+ *   Messages client (whose choice it was) or the catalog says `cache_breakpoints: off`.
  */
 export function toAnthropicRequest(req: CanonicalRequest, model: CatalogModel): TranslatedRequest {
   const dropped: string[] = [];
@@ -175,15 +256,20 @@ export function toAnthropicRequest(req: CanonicalRequest, model: CatalogModel): 
   if (takeOutputConfigs(extra, dropped, ['verbosity']) !== undefined) {
     dropped.push(paramName(req, 'verbosity'));
   }
+  // OpenAI's cache routing key has no Anthropic field: breakpoints do its job (below).
+  const cacheKey = extra.prompt_cache_key;
+  delete extra.prompt_cache_key;
   const forwarded = applyExtraPolicy(extra, POLICY, dropped);
 
   const body: Json = { model: model.upstreamId };
-  const clientMax = req.maxOutputTokens;
+  const clientMax = clampedMaxOutput(req, model.maxOutputTokens, dropped);
   let maxTokens = clientMax ?? model.maxOutputTokens;
 
+  // Mid-conversation system text joins the system prompt: the Messages API has no place
+  // for it among the turns (only behind a beta a chat client cannot have asked for).
   const system = req.system
     .filter((p) => p.text !== '')
-    .map((p) => ({ type: 'text', text: p.text }));
+    .map((p) => cached({ type: 'text', text: p.text }, p.cache));
   const format = req.responseFormat;
   if (format?.type === 'json_object') {
     system.push({ type: 'text', text: JSON_OBJECT_INSTRUCTION });
@@ -203,8 +289,16 @@ export function toAnthropicRequest(req: CanonicalRequest, model: CatalogModel): 
       if (t.description !== undefined) {
         tool.description = t.description;
       }
-      return tool;
+      return cached(tool, t.cache);
     });
+  }
+  const marked = cacheMarkers(req).length > 0 || forwarded.cache_control !== undefined;
+  const placed =
+    !marked && req.source !== 'messages' && model.cacheBreakpoints !== 'off'
+      ? placeBreakpoints(body)
+      : false;
+  if (cacheKey !== undefined && cacheKey !== null && !marked && !placed) {
+    dropped.push('prompt_cache_key');
   }
   const choice = toolChoice(req);
   if (choice) {
@@ -220,12 +314,22 @@ export function toAnthropicRequest(req: CanonicalRequest, model: CatalogModel): 
     dropped.push(paramName(req, 'reasoning'));
     budget = undefined;
   }
+  if (budget !== undefined && unsignedToolTurn(body.messages as Json[])) {
+    dropped.push(paramName(req, 'reasoning'));
+    budget = undefined;
+  }
   if (budget !== undefined) {
     budget = Math.max(MIN_THINKING_BUDGET, Math.min(budget, maxTokens - 1));
     if (budget >= maxTokens) {
-      maxTokens = budget + (clientMax ?? MIN_THINKING_BUDGET);
+      maxTokens = Math.min(budget + (clientMax ?? MIN_THINKING_BUDGET), model.maxOutputTokens);
     }
-    body.thinking = { type: 'enabled', budget_tokens: budget };
+    if (budget >= maxTokens) {
+      // The model's own limit leaves no room for Anthropic's smallest budget.
+      dropped.push(paramName(req, 'reasoning'));
+      budget = undefined;
+    } else {
+      body.thinking = { type: 'enabled', budget_tokens: budget };
+    }
   }
   body.max_tokens = maxTokens;
 

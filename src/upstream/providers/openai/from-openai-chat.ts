@@ -10,12 +10,18 @@ import { type Json, arr, num, obj, str } from '../../json-access';
 /** Chat usage -> canonical (same convention: prompt tokens include cached ones). */
 export function chatUsage(value: unknown): CanonicalUsage {
   const u = obj(value);
-  return {
+  const details = obj(u.prompt_tokens_details);
+  const usage: CanonicalUsage = {
     inputTokens: num(u.prompt_tokens) ?? 0,
     outputTokens: num(u.completion_tokens) ?? 0,
-    cachedInputTokens: num(obj(u.prompt_tokens_details).cached_tokens) ?? 0,
+    cachedInputTokens: num(details.cached_tokens) ?? 0,
     reasoningTokens: num(obj(u.completion_tokens_details).reasoning_tokens) ?? 0,
   };
+  const written = num(details.cache_write_tokens);
+  if (written !== undefined) {
+    usage.cacheWriteInputTokens = written;
+  }
+  return usage;
 }
 
 const FINISH: Record<string, FinishReason> = {

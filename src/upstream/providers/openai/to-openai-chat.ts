@@ -4,6 +4,8 @@ import {
   type ExtraPolicy,
   type TranslatedRequest,
   applyExtraPolicy,
+  clampedMaxOutput,
+  openAiCacheFields,
   openAiEffort,
   openAiToolChoice,
   paramName,
@@ -85,9 +87,16 @@ function toolResultText(parts: (TextPart | ImagePart)[]): string {
   return parts.map((p) => (p.type === 'text' ? p.text : '[image omitted]')).join('');
 }
 
+/**
+ * System messages stay where the client put them: the leading ones first, a
+ * mid-conversation one before the turn it preceded (chat allows system messages anywhere).
+ */
 function messages(req: CanonicalRequest): Json[] {
-  const out: Json[] = req.system.map((p) => ({ role: 'system', content: p.text }));
-  for (const m of req.messages) {
+  const system = (p: TextPart): Json => ({ role: 'system', content: p.text });
+  const out: Json[] = req.system.filter((p) => p.at === undefined).map(system);
+  const placed = req.system.filter((p) => p.at !== undefined);
+  for (const [i, m] of req.messages.entries()) {
+    const here = placed.filter((p) => p.at === i).map(system);
     if (m.role === 'user') {
       // Tool messages first: they must follow the assistant message that made the calls.
       const rest: (TextPart | ImagePart)[] = [];
@@ -103,11 +112,14 @@ function messages(req: CanonicalRequest): Json[] {
           rest.push(part);
         }
       }
+      // After the tool messages, which must follow the assistant's tool calls directly.
+      out.push(...here);
       if (rest.length > 0) {
         out.push({ role: 'user', content: userContent(rest) });
       }
       continue;
     }
+    out.push(...here);
     // Reasoning from an earlier turn has no chat request field: the model does not need it.
     let text = '';
     const toolCalls: Json[] = [];
@@ -131,6 +143,11 @@ function messages(req: CanonicalRequest): Json[] {
     }
     out.push(message);
   }
+  for (const p of placed) {
+    if ((p.at ?? 0) >= req.messages.length) {
+      out.push(system(p));
+    }
+  }
   return out;
 }
 
@@ -145,6 +162,7 @@ export function toOpenAiChatRequest(req: CanonicalRequest, model: CatalogModel):
   const dropped: string[] = [];
   const extra = { ...req.extra };
   const verbosity = takeOutputConfigs(extra, dropped, ['verbosity']);
+  const cacheFields = openAiCacheFields(req, extra, dropped);
   const forwarded = applyExtraPolicy(extra, policy(model, req), dropped);
   const body: Json = { model: model.upstreamId, messages: messages(req) };
   if (req.tools.length > 0) {
@@ -166,9 +184,10 @@ export function toOpenAiChatRequest(req: CanonicalRequest, model: CatalogModel):
       body.parallel_tool_calls = req.parallelToolCalls;
     }
   }
-  if (req.maxOutputTokens !== undefined) {
+  const maxTokens = clampedMaxOutput(req, model.maxOutputTokens, dropped);
+  if (maxTokens !== undefined) {
     // OpenAI's own API (and Azure's) wants the current field; servers that copy it, the old one.
-    body[isCompatible(model) ? 'max_tokens' : 'max_completion_tokens'] = req.maxOutputTokens;
+    body[isCompatible(model) ? 'max_tokens' : 'max_completion_tokens'] = maxTokens;
   }
   if (req.temperature !== undefined) {
     body.temperature = req.temperature;
@@ -203,7 +222,8 @@ export function toOpenAiChatRequest(req: CanonicalRequest, model: CatalogModel):
     }
     body.response_format = { type: 'json_schema', json_schema: schema };
   }
-  if (req.user !== undefined) {
+  // Messages' `metadata.user_id` (Claude Code's is a long JSON string) goes only hashed.
+  if (req.user !== undefined && req.source !== 'messages') {
     body.user = req.user;
   }
   const metadata = Object.entries(req.metadata ?? {}).filter(([k]) => k !== 'user_id');
@@ -221,6 +241,6 @@ export function toOpenAiChatRequest(req: CanonicalRequest, model: CatalogModel):
     body.stream = true;
     body.stream_options = { include_usage: true };
   }
-  Object.assign(body, forwarded);
+  Object.assign(body, cacheFields, forwarded);
   return { body, dropped: [...new Set(dropped)] };
 }

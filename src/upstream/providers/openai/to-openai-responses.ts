@@ -5,6 +5,8 @@ import {
   type ExtraPolicy,
   type TranslatedRequest,
   applyExtraPolicy,
+  clampedMaxOutput,
+  openAiCacheFields,
   openAiEffort,
   openAiToolChoice,
   paramName,
@@ -35,9 +37,17 @@ function inputContent(parts: (TextPart | ImagePart)[]): Json[] {
   );
 }
 
+/** A mid-conversation system message stays in place, as a system input item. */
+function systemItems(req: CanonicalRequest, at: number, last: boolean): Json[] {
+  return req.system
+    .filter((p) => p.at !== undefined && (p.at === at || (last && p.at > at)))
+    .map((p) => ({ role: 'system', content: p.text }));
+}
+
 function input(req: CanonicalRequest): Json[] {
   const items: Json[] = [];
-  for (const m of req.messages) {
+  for (const [i, m] of req.messages.entries()) {
+    items.push(...systemItems(req, i, false));
     if (m.role === 'user') {
       const rest: (TextPart | ImagePart)[] = [];
       for (const part of m.parts) {
@@ -103,6 +113,7 @@ function input(req: CanonicalRequest): Json[] {
     }
     flush();
   }
+  items.push(...systemItems(req, req.messages.length, true));
   return items;
 }
 
@@ -110,7 +121,8 @@ function input(req: CanonicalRequest): Json[] {
  * canonical -> Responses API request body. Stateless: `store: false`, and for reasoning
  * models `include: ["reasoning.encrypted_content"]` so the reasoning can come back in the
  * next turn's input, with summaries (`summary: auto`) whenever reasoning was asked for.
- * System text becomes `instructions` (parts joined by blank lines, in order). Reasoning
+ * Leading system text becomes `instructions` (parts joined by blank lines, in order); a
+ * mid-conversation system message stays in place as a system input item. Reasoning
  * models reject sampling parameters, so temperature and top_p are dropped for them.
  * Function tools default to `strict: false` (the Responses API would default to true).
  * Responses has no stop sequences: a request with them is rejected.
@@ -126,12 +138,14 @@ export function toOpenAiResponsesRequest(
   if (verbosity !== undefined) {
     textConfig.verbosity = verbosity;
   }
+  const cacheFields = openAiCacheFields(req, extra, dropped);
   const forwarded = applyExtraPolicy(extra, POLICY, dropped);
   if (req.stop.length > 0) {
     rejectParam(paramName(req, 'stop'), 'OpenAI Responses', ' (it has no stop sequences)');
   }
   const body: Json = { model: model.upstreamId };
   const instructions = req.system
+    .filter((p) => p.at === undefined)
     .map((p) => p.text)
     .filter((t) => t !== '')
     .join('\n\n');
@@ -160,8 +174,9 @@ export function toOpenAiResponsesRequest(
       body.parallel_tool_calls = req.parallelToolCalls;
     }
   }
-  if (req.maxOutputTokens !== undefined) {
-    body.max_output_tokens = req.maxOutputTokens;
+  const maxTokens = clampedMaxOutput(req, model.maxOutputTokens, dropped);
+  if (maxTokens !== undefined) {
+    body.max_output_tokens = maxTokens;
   }
   const reasoningModel = model.capabilities.reasoning;
   for (const [param, value, field] of [
@@ -208,7 +223,8 @@ export function toOpenAiResponsesRequest(
   if (Object.keys(textConfig).length > 0) {
     body.text = textConfig;
   }
-  if (req.user !== undefined) {
+  // Messages' `metadata.user_id` (Claude Code's is a long JSON string) goes only hashed.
+  if (req.user !== undefined && req.source !== 'messages') {
     body.user = req.user;
   }
   const metadata = Object.entries(req.metadata ?? {}).filter(([k]) => k !== 'user_id');
@@ -218,6 +234,6 @@ export function toOpenAiResponsesRequest(
   if (req.stream) {
     body.stream = true;
   }
-  Object.assign(body, forwarded);
+  Object.assign(body, cacheFields, forwarded);
   return { body, dropped: [...new Set(dropped)] };
 }

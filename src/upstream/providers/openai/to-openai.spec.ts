@@ -92,7 +92,9 @@ describe('toOpenAiChatRequest', () => {
       parallel_tool_calls: false,
       max_completion_tokens: 1000,
       stop: ['END'],
-      user: 'u-1',
+      // metadata.user_id goes hashed, never raw.
+      prompt_cache_key: 'gw-feaa9e597ed6ae9d157188c361ec4a14',
+      safety_identifier: 'gw-a24a7f55f278dd49fb1f99c5507800cb',
       stream: true,
       stream_options: { include_usage: true },
     });
@@ -175,7 +177,9 @@ describe('toOpenAiResponsesRequest', () => {
       reasoning: { effort: 'high', summary: 'auto' },
       include: ['reasoning.encrypted_content'],
       store: false,
-      user: 'u-1',
+      // metadata.user_id goes hashed, never raw.
+      prompt_cache_key: 'gw-feaa9e597ed6ae9d157188c361ec4a14',
+      safety_identifier: 'gw-a24a7f55f278dd49fb1f99c5507800cb',
       stream: true,
     });
     // Reasoning models reject sampling parameters.

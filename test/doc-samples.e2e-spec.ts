@@ -80,6 +80,10 @@ describe('code samples of the manual', () => {
     expect(scripts.length).toBeGreaterThanOrEqual(5);
     expect(shells.length).toBeGreaterThanOrEqual(5);
     expect(blocks.filter((b) => b.notRun !== undefined).map(name)).toEqual([
+      // The coding agents' settings and two framework fragments (the compat suite runs them).
+      expect.stringMatching(/^docs\/clients\.md/),
+      expect.stringMatching(/^docs\/clients\.md/),
+      expect.stringMatching(/^docs\/clients\.md/),
       expect.stringMatching(/^docs\/limits\.md/),
       expect.stringMatching(/^docs\/protections\.md/),
     ]);

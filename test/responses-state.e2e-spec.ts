@@ -263,7 +263,14 @@ describeOnEachStore('conversation state for every model', 'state', (backend) => 
         role: 'assistant',
         content: [
           { type: 'thinking', thinking: expect.any(String), signature: SIGNATURE },
-          { type: 'tool_use', id: 'toolu_1', name: 'get_weather', input: { city: 'Paris' } },
+          {
+            type: 'tool_use',
+            id: 'toolu_1',
+            name: 'get_weather',
+            input: { city: 'Paris' },
+            // The gateway's default prompt-cache breakpoint: the end of the last assistant turn.
+            cache_control: { type: 'ephemeral' },
+          },
         ],
       },
       {

@@ -71,7 +71,9 @@ function textOf(content: unknown): string {
 
 function chatAsk(body: Json): Ask {
   const messages = (body.messages ?? []) as Json[];
-  const last = messages[messages.length - 1];
+  // A system message may now follow the tool results (it keeps its place in the
+  // conversation): the turn still answers the last tool result.
+  const last = messages.filter((m) => m.role !== 'system' && m.role !== 'developer').at(-1);
   const users = messages.filter((m) => m.role === 'user');
   const format = body.response_format as Json | undefined;
   return {

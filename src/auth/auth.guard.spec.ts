@@ -6,6 +6,7 @@ import { fakeAuthConfig } from '../testing/fake-config';
 import { ApiKeyService } from './api-key.service';
 import { AuthGuard } from './auth.guard';
 import { Public } from '../common/public.decorator';
+import { thrown } from '../testing/thrown';
 
 const fakeConfig = fakeAuthConfig;
 
@@ -59,15 +60,6 @@ function context(
     getClass: () => cls,
   } as unknown as ExecutionContext;
   return { ctx, req };
-}
-
-function thrown(fn: () => unknown): unknown {
-  try {
-    fn();
-  } catch (e) {
-    return e;
-  }
-  throw new Error('expected a throw');
 }
 
 describe('AuthGuard', () => {

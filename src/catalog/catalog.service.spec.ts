@@ -6,6 +6,7 @@ import {
 import type { WireFormat } from '../core/canonical';
 import { CatalogService } from './catalog.service';
 import type { Catalog, CatalogModel, CatalogProvider } from './catalog.types';
+import { thrown } from '../testing/thrown';
 
 function provider(name: string, available: boolean, apiKeyEnv?: string): CatalogProvider {
   return {
@@ -34,15 +35,6 @@ function model(id: string, p: CatalogProvider, endpoints: WireFormat[]): Catalog
     endpoints: new Set(endpoints),
     upstreamApi: 'chat_completions',
   };
-}
-
-function thrown(fn: () => unknown): unknown {
-  try {
-    fn();
-  } catch (e) {
-    return e;
-  }
-  throw new Error('expected a throw');
 }
 
 describe('CatalogService', () => {

@@ -22,6 +22,7 @@ import { ADMITTED, type Admission, LimitsService } from './limits.service';
 import { MemoryRateLimitStore } from './rate/memory.store';
 import type { RateLimitStore } from './rate/rate-limit.store';
 import { RequestLimits, RequestLimitsGuard, requestLimitsOf } from './request-limits.guard';
+import { thrown } from '../testing/thrown';
 
 const MODEL = {
   id: 'm',
@@ -89,15 +90,6 @@ function decided(result: Admission | Promise<Admission>): Admission {
     throw new Error('expected a synchronous decision');
   }
   return result;
-}
-
-function thrown(fn: () => unknown): unknown {
-  try {
-    fn();
-  } catch (e) {
-    return e;
-  }
-  throw new Error('expected a throw');
 }
 
 describe('LimitsService', () => {

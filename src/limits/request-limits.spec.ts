@@ -2,21 +2,13 @@ import type { CatalogModel } from '../catalog/catalog.types';
 import { ContextLengthExceededError, InvalidRequestError } from '../common/errors/gateway-errors';
 import { type LimitFacts, emptyFacts } from './limit-facts';
 import { checkContextWindow, checkCounts, checkMaxOutput } from './request-limits';
+import { thrown } from '../testing/thrown';
 
 const MODEL = { id: 'small', contextWindow: 8192, maxOutputTokens: 2048 } as CatalogModel;
 const BOUNDS = { maxMessages: 3, maxTools: 2, maxContentParts: 4 };
 
 function facts(over: Partial<LimitFacts>): LimitFacts {
   return { ...emptyFacts('messages'), ...over };
-}
-
-function thrown(fn: () => unknown): unknown {
-  try {
-    fn();
-  } catch (e) {
-    return e;
-  }
-  throw new Error('expected a throw');
 }
 
 describe('checkCounts', () => {

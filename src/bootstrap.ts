@@ -16,6 +16,18 @@ import { authenticateRequest } from './auth/authenticate';
 import { RequestObserver } from './observability/request-observer';
 import { TracingService } from './observability/tracing/tracing.service';
 import { UsagePipeline } from './usage/usage.module';
+import { RATE_LIMIT_HEADER_NAMES } from './limits/rate/headers';
+
+/** Headers the gateway adds to its answers (what served, what it changed, what it decided). */
+const GATEWAY_ANSWER_HEADERS = [
+  'x-gateway-model',
+  'x-gateway-deployment',
+  'x-gateway-attempts',
+  'x-gateway-protections',
+  'x-gateway-protections-usage',
+  'x-gateway-dropped-params',
+  'x-gateway-cache',
+];
 
 /**
  * HTTP plumbing shared by main.ts and the e2e tests: request context and access log
@@ -43,7 +55,15 @@ export function configureApp(app: NestExpressApplication, logger: Logger): INest
       origin: corsOrigins.includes('*') ? true : corsOrigins,
       // No allowedHeaders: the preflight echoes what the SDK asks for (x-api-key,
       // anthropic-*, x-stainless-*), which a fixed list with patterns cannot match.
-      exposedHeaders: ['x-request-id', 'request-id', 'retry-after'],
+      // A browser client reads only the headers listed here: the gateway's own and the
+      // rate-limit headers too, not just the request id.
+      exposedHeaders: [
+        'x-request-id',
+        'request-id',
+        'retry-after',
+        ...GATEWAY_ANSWER_HEADERS,
+        ...RATE_LIMIT_HEADER_NAMES,
+      ],
     });
   }
   // Keys are checked before the body is read, so an anonymous client cannot make the

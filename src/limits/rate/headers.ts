@@ -79,6 +79,11 @@ const NAMES: Record<HeaderFamily, Record<(typeof METRICS)[number], [string, stri
   },
 };
 
+/** Every rate-limit header the gateway may send, for CORS to expose to browser clients. */
+export const RATE_LIMIT_HEADER_NAMES: readonly string[] = Object.values(NAMES).flatMap((byMetric) =>
+  Object.values(byMetric).flat(),
+);
+
 export function rateLimitHeaders(
   family: HeaderFamily,
   snapshot: RateLimitSnapshot,

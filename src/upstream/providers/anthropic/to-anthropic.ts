@@ -109,18 +109,23 @@ function block(part: ContentPart): Json | undefined {
 }
 
 /**
- * Messages as Anthropic requires them: tool results first in their user turn (right
- * after the assistant turn that called them), thinking first in an assistant turn, no
- * empty turns, consecutive turns of one role merged.
+ * Turns as Claude-family APIs require them (Anthropic Messages, Bedrock Converse): each
+ * turn's blocks that `leads` says go first (tool results in a user turn, right after the
+ * assistant turn that called them; reasoning in an assistant turn), no empty turns,
+ * consecutive turns of one role merged so that the roles alternate.
  */
-function messages(input: CanonicalMessage[]): Json[] {
+export function alternatingTurns(
+  input: CanonicalMessage[],
+  block: (part: ContentPart) => Json | undefined,
+  leads: (role: CanonicalMessage['role'], block: Json) => boolean,
+): { role: string; content: Json[] }[] {
   const out: { role: string; content: Json[] }[] = [];
   for (const m of input) {
     const blocks = m.parts.map(block).filter((b): b is Json => b !== undefined);
-    const first = m.role === 'user' ? 'tool_result' : 'thinking';
-    const isFirst = (b: Json): boolean =>
-      b.type === first || (first === 'thinking' && b.type === 'redacted_thinking');
-    const content = [...blocks.filter(isFirst), ...blocks.filter((b) => !isFirst(b))];
+    const content = [
+      ...blocks.filter((b) => leads(m.role, b)),
+      ...blocks.filter((b) => !leads(m.role, b)),
+    ];
     if (content.length === 0) {
       continue;
     }
@@ -132,6 +137,15 @@ function messages(input: CanonicalMessage[]): Json[] {
     }
   }
   return out;
+}
+
+/** Messages as Anthropic requires them: tool results, then thinking, lead their turns. */
+function messages(input: CanonicalMessage[]): Json[] {
+  return alternatingTurns(input, block, (role, b) =>
+    role === 'user'
+      ? b.type === 'tool_result'
+      : b.type === 'thinking' || b.type === 'redacted_thinking',
+  );
 }
 
 function toolChoice(req: CanonicalRequest): Json | undefined {

@@ -19,7 +19,11 @@ import {
   paramName,
   takeOutputConfigs,
 } from '../../translate-params';
-import { JSON_OBJECT_INSTRUCTION, MIN_THINKING_BUDGET } from '../anthropic/to-anthropic';
+import {
+  JSON_OBJECT_INSTRUCTION,
+  MIN_THINKING_BUDGET,
+  alternatingTurns,
+} from '../anthropic/to-anthropic';
 import { fromGeminiSignature } from '../gemini/gemini.wire';
 
 type Json = Record<string, unknown>;
@@ -126,28 +130,11 @@ function block(part: ContentPart): Json | undefined {
   }
 }
 
-/**
- * Converse messages: tool results first in their user turn, reasoning first in an
- * assistant turn, no empty turns, consecutive turns of one role merged (Converse, like
- * Claude, wants the roles to alternate).
- */
+/** Converse messages: alternating as Claude's, tool results and then reasoning leading. */
 function messages(input: CanonicalMessage[]): Json[] {
-  const out: { role: string; content: Json[] }[] = [];
-  for (const m of input) {
-    const blocks = m.parts.map(block).filter((b): b is Json => b !== undefined);
-    const lead = m.role === 'user' ? 'toolResult' : 'reasoningContent';
-    const content = [...blocks.filter((b) => lead in b), ...blocks.filter((b) => !(lead in b))];
-    if (content.length === 0) {
-      continue;
-    }
-    const last = out[out.length - 1];
-    if (last?.role === m.role) {
-      last.content.push(...content);
-    } else {
-      out.push({ role: m.role, content });
-    }
-  }
-  return out;
+  return alternatingTurns(input, block, (role, b) =>
+    role === 'user' ? 'toolResult' in b : 'reasoningContent' in b,
+  );
 }
 
 /**

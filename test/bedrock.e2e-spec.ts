@@ -2,6 +2,7 @@ import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { BEDROCK_SIGNATURE, BEDROCK_USAGE, FakeBedrock } from './support/fake-bedrock';
 import { TEST_KEY, type TestGateway, startGateway, writeCatalog } from './support/gateway';
+import { SuiteEnv, recordingClients } from './support/cloud-kit';
 
 /**
  * Amazon Bedrock (`kind: bedrock`) from all three endpoints, streamed and not, against a
@@ -42,7 +43,7 @@ let fake: FakeBedrock;
 let gw: TestGateway;
 let openai: OpenAI;
 let anthropic: Anthropic;
-const saved = new Map<string, string | undefined>();
+const env = new SuiteEnv();
 /** Every answer body the clients got, checked for secrets at the end. */
 const answers: string[] = [];
 
@@ -68,40 +69,15 @@ models:
 
 beforeAll(async () => {
   // The credential chain reads the environment when it first resolves, after boot.
-  for (const [k, v] of Object.entries(AWS_ENV)) {
-    saved.set(k, process.env[k]);
-    process.env[k] = v;
-  }
+  env.set(AWS_ENV);
   fake = await new FakeBedrock(IDENTITY, 'us-west-2').start();
   gw = await startGateway({ CATALOG_PATH: catalog(fake.url), LOG_LEVEL: 'trace' });
-  const fetchAndKeep: typeof fetch = async (input, init) => {
-    const res = await fetch(input, init);
-    answers.push(await res.clone().text());
-    return res;
-  };
-  openai = new OpenAI({
-    baseURL: gw.baseURL,
-    apiKey: TEST_KEY,
-    maxRetries: 0,
-    fetch: fetchAndKeep,
-  });
-  anthropic = new Anthropic({
-    baseURL: gw.origin,
-    apiKey: TEST_KEY,
-    maxRetries: 0,
-    fetch: fetchAndKeep,
-  });
+  ({ openai, anthropic } = recordingClients(gw, answers));
 });
 afterAll(async () => {
   await gw?.close();
   await fake?.stop();
-  for (const [k, v] of saved) {
-    if (v === undefined) {
-      delete process.env[k];
-    } else {
-      process.env[k] = v;
-    }
-  }
+  env.restore();
 });
 beforeEach(() => fake.reset());
 

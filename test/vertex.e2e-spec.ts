@@ -11,6 +11,7 @@ import {
   VERTEX_VERSION,
 } from './support/fake-vertex';
 import { TEST_KEY, type TestGateway, startGateway, writeCatalog } from './support/gateway';
+import { SuiteEnv, recordingClients } from './support/cloud-kit';
 
 /**
  * Google Vertex AI (`kind: vertex`) from all three endpoints, streamed and not: Claude
@@ -37,21 +38,8 @@ let fake: FakeVertex;
 let gw: TestGateway;
 let openai: OpenAI;
 let anthropic: Anthropic;
-const saved = new Map<string, string | undefined>();
+const env = new SuiteEnv();
 const answers: string[] = [];
-
-function setEnv(values: Record<string, string | undefined>): void {
-  for (const [k, v] of Object.entries(values)) {
-    if (!saved.has(k)) {
-      saved.set(k, process.env[k]);
-    }
-    if (v === undefined) {
-      delete process.env[k];
-    } else {
-      process.env[k] = v;
-    }
-  }
-}
 
 function catalog(url: string): string {
   return writeCatalog(`
@@ -96,36 +84,14 @@ beforeAll(async () => {
   fake = await new FakeVertex().start();
   fake.serve('anthropic', CLAUDE).serve('google', GEMINI);
   // Read when the first token is needed, after boot: set for the whole suite.
-  setEnv({ GOOGLE_APPLICATION_CREDENTIALS: fake.keyFile(), GCE_METADATA_HOST: undefined });
+  env.set({ GOOGLE_APPLICATION_CREDENTIALS: fake.keyFile(), GCE_METADATA_HOST: undefined });
   gw = await startGateway({ CATALOG_PATH: catalog(fake.url), LOG_LEVEL: 'trace' });
-  const fetchAndKeep: typeof fetch = async (input, init) => {
-    const res = await fetch(input, init);
-    answers.push(await res.clone().text());
-    return res;
-  };
-  openai = new OpenAI({
-    baseURL: gw.baseURL,
-    apiKey: TEST_KEY,
-    maxRetries: 0,
-    fetch: fetchAndKeep,
-  });
-  anthropic = new Anthropic({
-    baseURL: gw.origin,
-    apiKey: TEST_KEY,
-    maxRetries: 0,
-    fetch: fetchAndKeep,
-  });
+  ({ openai, anthropic } = recordingClients(gw, answers));
 });
 afterAll(async () => {
   await gw?.close();
   await fake?.stop();
-  for (const [k, v] of saved) {
-    if (v === undefined) {
-      delete process.env[k];
-    } else {
-      process.env[k] = v;
-    }
-  }
+  env.restore();
 });
 beforeEach(() => fake.reset());
 
@@ -318,7 +284,7 @@ describe('Google credentials', () => {
   it('a key the token endpoint refuses is a 502 for the client, with nothing secret logged', async () => {
     const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
     const wrongKey = privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
-    setEnv({ GOOGLE_APPLICATION_CREDENTIALS: fake.keyFile(wrongKey) });
+    env.set({ GOOGLE_APPLICATION_CREDENTIALS: fake.keyFile(wrongKey) });
     const other = await startGateway({ CATALOG_PATH: catalog(fake.url), LOG_LEVEL: 'trace' });
     try {
       const client = new Anthropic({ baseURL: other.origin, apiKey: TEST_KEY, maxRetries: 0 });
@@ -330,13 +296,13 @@ describe('Google credentials', () => {
       expect(logs).not.toContain('PRIVATE KEY');
       expect(logs).not.toMatch(/eyJ[\w-]+\.[\w-]+\./);
     } finally {
-      setEnv({ GOOGLE_APPLICATION_CREDENTIALS: fake.keyFile() });
+      env.set({ GOOGLE_APPLICATION_CREDENTIALS: fake.keyFile() });
       await other.close();
     }
   });
 
   it('on GKE takes the token from the metadata server (Workload Identity)', async () => {
-    setEnv({
+    env.set({
       GOOGLE_APPLICATION_CREDENTIALS: undefined,
       GCE_METADATA_HOST: new URL(fake.url).host,
     });
@@ -349,7 +315,7 @@ describe('Google credentials', () => {
       expect(fake.metadataFetches).toHaveLength(1);
       expect(fake.grants).toHaveLength(0);
     } finally {
-      setEnv({ GOOGLE_APPLICATION_CREDENTIALS: fake.keyFile(), GCE_METADATA_HOST: undefined });
+      env.set({ GOOGLE_APPLICATION_CREDENTIALS: fake.keyFile(), GCE_METADATA_HOST: undefined });
       await gke.close();
     }
   });

@@ -84,7 +84,7 @@ export class GenerationPipeline {
         (a) => this.unstreamed(adapter, plan, a, capture),
         sticky,
       );
-      write();
+      await write();
       return;
     }
     // Errors after the head was committed go out in the format of the attempt that failed.
@@ -127,7 +127,7 @@ export class GenerationPipeline {
     plan: RequestPlan<B>,
     a: Attempt,
     capture: AnswerCapture | undefined,
-  ): Promise<() => void> {
+  ): Promise<() => void | Promise<void>> {
     const { req, res, body } = plan;
     const path = pathOf(plan, a);
     capture?.begin(a.model);
@@ -161,10 +161,16 @@ export class GenerationPipeline {
     const response = await collectResponse(protectedEvents.pipe(tap(recordUsage)));
     capture?.answered(response);
     const toJson = (): unknown => adapter.toJson(response, body, a.model.id, req);
-    const made = this.tracing.enabled ? this.tracing.step(req, 'gateway.encode', toJson) : toJson();
-    // A promise when the answer waits for a write (a stored response).
-    const json: unknown = made instanceof Promise ? await made : made;
-    return () => sendJson(res, JSON.stringify(json));
+    // Encoded by the writer, after the attempt: a stored response's write (toJson's promise)
+    // must not hold the deployment's slot or count against its health.
+    return () => {
+      const made = this.tracing.enabled
+        ? this.tracing.step(req, 'gateway.encode', toJson)
+        : toJson();
+      return made instanceof Promise
+        ? made.then((json) => sendJson(res, JSON.stringify(json)))
+        : sendJson(res, JSON.stringify(made));
+    };
   }
 
   /** One attempt of a streamed request: its frames once the upstream started, and its error frames. */

@@ -2,6 +2,7 @@ import type { CanonicalRequest } from '../../../core/canonical';
 import { decodeChatRequest } from '../../../formats/chat-completions/chat.decoder';
 import type { ChatCompletionRequestDto } from '../../../formats/chat-completions/chat-request.dto';
 import { testModel } from '../../../testing/test-model';
+import { toGeminiSignature } from '../gemini/gemini.wire';
 import { JSON_OBJECT_INSTRUCTION, toAnthropicRequest } from './to-anthropic';
 
 const model = testModel('messages');
@@ -222,6 +223,29 @@ describe('toAnthropicRequest', () => {
     // The last assistant turn's end is the default cache breakpoint.
     expect(messages[3].content).toEqual([
       { type: 'text', text: 'Done.', cache_control: { type: 'ephemeral' } },
+    ]);
+  });
+
+  it("leaves out a Gemini turn's thought signature, which Claude would refuse", () => {
+    const { body } = toAnthropicRequest(
+      chat({
+        messages: [
+          { role: 'user', content: 'q' },
+          {
+            role: 'assistant',
+            content: 'A.',
+            thinking_blocks: [
+              { type: 'thinking', thinking: 'Thought.', signature: toGeminiSignature('AAAA') },
+            ],
+          },
+          { role: 'user', content: 'again' },
+        ],
+      }),
+      model,
+    );
+    const messages = body.messages as { role: string; content: unknown[] }[];
+    expect(messages[1].content).toEqual([
+      { type: 'text', text: 'A.', cache_control: { type: 'ephemeral' } },
     ]);
   });
 

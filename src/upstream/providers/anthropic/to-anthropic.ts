@@ -19,6 +19,7 @@ import {
   takeOutputConfigs,
 } from '../../translate-params';
 import { toolInput } from '../../../core/tool-arguments';
+import { isClaudeSignature } from '../gemini/gemini.wire';
 
 type Json = Record<string, unknown>;
 
@@ -97,7 +98,8 @@ function block(part: ContentPart): Json | undefined {
       if (part.redacted && part.encrypted !== undefined) {
         return { type: 'redacted_thinking', data: part.encrypted };
       }
-      if (part.signature !== undefined && part.signature !== '') {
+      // A Gemini thought signature (an earlier turn served by Gemini) means nothing to Claude.
+      if (isClaudeSignature(part.signature)) {
         return {
           type: 'thinking',
           thinking: part.text ?? (part.summary ?? []).join('\n\n'),

@@ -175,6 +175,15 @@ describe('toConverseRequest', () => {
     expect(dropped).toEqual(['reasoning_effort']);
   });
 
+  it("lowers a cap above the model's output limit (Claude Code asks 32000) and lists it", () => {
+    const { body, dropped } = toConverseRequest(
+      messages({ max_tokens: 32000, messages: [{ role: 'user', content: 'Hi' }] }),
+      llama,
+    );
+    expect(body.inferenceConfig).toEqual({ maxTokens: 2048 });
+    expect(dropped).toEqual(['max_tokens']);
+  });
+
   it('asks for JSON by instruction, and lists what Converse cannot say', () => {
     const { body, dropped } = toConverseRequest(
       chat({

@@ -16,6 +16,7 @@ import {
   type TranslatedRequest,
   applyExtraPolicy,
   budgetForEffort,
+  clampedMaxOutput,
   paramName,
   takeOutputConfigs,
 } from '../../translate-params';
@@ -24,7 +25,7 @@ import {
   MIN_THINKING_BUDGET,
   alternatingTurns,
 } from '../anthropic/to-anthropic';
-import { fromGeminiSignature } from '../gemini/gemini.wire';
+import { isClaudeSignature } from '../gemini/gemini.wire';
 
 type Json = Record<string, unknown>;
 
@@ -116,7 +117,7 @@ function block(part: ContentPart): Json | undefined {
       if (part.redacted && part.encrypted !== undefined) {
         return { reasoningContent: { redactedContent: part.encrypted } };
       }
-      if (part.signature && fromGeminiSignature(part.signature) === undefined) {
+      if (isClaudeSignature(part.signature)) {
         return {
           reasoningContent: {
             reasoningText: {
@@ -242,7 +243,7 @@ export function toConverseRequest(req: CanonicalRequest, model: CatalogModel): T
     body.toolConfig = toolConfig;
   }
 
-  const clientMax = req.maxOutputTokens;
+  const clientMax = clampedMaxOutput(req, model.maxOutputTokens, dropped);
   let maxTokens = clientMax ?? model.maxOutputTokens;
   const additional: Json = {};
   let budget = requestedBudget(req);
@@ -253,9 +254,15 @@ export function toConverseRequest(req: CanonicalRequest, model: CatalogModel): T
   if (budget !== undefined) {
     budget = Math.max(MIN_THINKING_BUDGET, Math.min(budget, maxTokens - 1));
     if (budget >= maxTokens) {
-      maxTokens = budget + (clientMax ?? MIN_THINKING_BUDGET);
+      maxTokens = Math.min(budget + (clientMax ?? MIN_THINKING_BUDGET), model.maxOutputTokens);
     }
-    additional.thinking = { type: 'enabled', budget_tokens: budget };
+    if (budget >= maxTokens) {
+      // The model's own limit leaves no room for the smallest thinking budget.
+      dropped.push(paramName(req, 'reasoning'));
+      budget = undefined;
+    } else {
+      additional.thinking = { type: 'enabled', budget_tokens: budget };
+    }
   }
   const inference: Json = { maxTokens };
   if (req.temperature !== undefined) {

@@ -57,3 +57,10 @@ export function fromGeminiSignature(signature: string): string | undefined {
     ? signature.slice(SIGNATURE_PREFIX.length)
     : undefined;
 }
+
+/** Whether a reasoning signature may go to Claude: present, and not a Gemini thought signature. */
+export function isClaudeSignature(signature: string | undefined): signature is string {
+  return (
+    signature !== undefined && signature !== '' && fromGeminiSignature(signature) === undefined
+  );
+}

@@ -2,6 +2,7 @@ import { Logger } from '@nestjs/common';
 import { type Kysely, sql } from 'kysely';
 import type { Database } from '../../../db/schema';
 import type { OwnedObject } from '../../../ownership/owner-store';
+import { OwnershipUnavailableError } from '../../../ownership/object-ownership.service';
 
 /** A response as the gateway stores it: who made it, and its JSON texts as written. */
 export interface StoredResponseRow {
@@ -44,6 +45,11 @@ const bytesOf = (row: StoredResponseRow): number => row.inputItems.length + row.
  * Stored responses in the key store's database (`stored_responses`), shared by every
  * replica on it. A chain is one recursive query, however long.
  */
+/** A read or delete the database did not answer: a 503 the client retries, not a 500. */
+function unavailable(cause: unknown): never {
+  throw new OwnershipUnavailableError(cause);
+}
+
 export class KyselyResponseStore implements ResponseStore {
   constructor(private readonly db: Kysely<Database>) {}
 
@@ -102,7 +108,9 @@ export class KyselyResponseStore implements ResponseStore {
         FROM stored_responses s JOIN chain c ON s.id = c.previous_id
         WHERE c.depth <= ${maxDepth} AND c.total <= ${maxBytes} AND s.expires_at > now()
       )
-      SELECT * FROM chain ORDER BY depth DESC`.execute(this.db);
+      SELECT * FROM chain ORDER BY depth DESC`
+      .execute(this.db)
+      .catch(unavailable);
     if (rows.length === 0) {
       return { kind: 'broken', missing: id };
     }
@@ -137,12 +145,13 @@ export class KyselyResponseStore implements ResponseStore {
       ])
       .where('id', 'in', ids)
       .where('expires_at', '>', sql<Date>`now()`)
-      .execute();
+      .execute()
+      .catch(unavailable);
     return rows.map(fromRow);
   }
 
   async remove(id: string): Promise<void> {
-    await this.db.deleteFrom('stored_responses').where('id', '=', id).execute();
+    await this.db.deleteFrom('stored_responses').where('id', '=', id).execute().catch(unavailable);
   }
 
   async sweep(now: Date, batch: number): Promise<number> {

@@ -347,6 +347,8 @@ describe('Response cache (in memory)', () => {
     expect(redacted.response.headers.get('x-gateway-cache')).toBe('miss');
     const replay = await ask([filter('redact')]);
     expect(replay.response.headers.get('x-gateway-cache')).toBe('hit');
+    // The replayed answer passed its protections when stored: none is left pending.
+    expect(replay.response.headers.get('x-gateway-protections')).toMatch(/=pass/);
     expect(replay.data.content).toEqual(redacted.data.content);
     expect(JSON.stringify(replay.data.content)).toContain('[REDACTED]');
     expect((await ask([])).response.headers.get('x-gateway-cache')).toBe('miss');

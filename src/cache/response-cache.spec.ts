@@ -118,6 +118,9 @@ describe('ResponseCache', () => {
     const { service: reader } = cacheOver(garbage);
     garbage.set(ticket.key, '{"v":0,"model":"m"}', 60_000);
     expect(await reader.lookup(ticket)).toBeUndefined();
+    // An entry of another writer without usage would fail the replay: a miss instead.
+    garbage.set(ticket.key, '{"v":1,"model":"m","response":{"content":[]}}', 60_000);
+    expect(await reader.lookup(ticket)).toBeUndefined();
     garbage.set(ticket.key, 'not json', 60_000);
     expect(await reader.lookup(ticket)).toBeUndefined();
   });

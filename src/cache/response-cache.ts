@@ -221,7 +221,9 @@ function parseEntry(text: string): CachedAnswer | undefined {
     typeof entry.model !== 'string' ||
     typeof response !== 'object' ||
     response === null ||
-    !Array.isArray(response.content)
+    !Array.isArray(response.content) ||
+    typeof response.usage !== 'object' ||
+    response.usage === null
   ) {
     return undefined;
   }

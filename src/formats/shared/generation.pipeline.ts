@@ -63,6 +63,7 @@ export class GenerationPipeline {
       if (ticket.lookup) {
         const hit = await this.cache.lookup(ticket);
         if (hit !== undefined) {
+          this.outputs.replayed(plan.protections, plan.req, plan.res);
           await replayCached(plan, adapter, hit, this.keepaliveMs);
           return;
         }

@@ -49,6 +49,17 @@ export class OutputProtections {
    * the verdicts still pending as `error`. Per request, not per attempt, so that a retried
    * attempt settles nothing.
    */
+  /**
+   * The answer comes from the response cache: it passed these protections when it was stored
+   * (a blocked answer never is, a redacted one is stored redacted), so nothing stays pending.
+   */
+  replayed(plan: ProtectionPlan | undefined, req: GatewayRequest, res: GatewayResponse): void {
+    if (plan !== undefined && plan.outgoing.length > 0) {
+      plan.report.settlePending('pass');
+      publishVerdicts(plan.report, req, res);
+    }
+  }
+
   failed(plan: ProtectionPlan | undefined, req: GatewayRequest, res: GatewayResponse): void {
     if (plan !== undefined && plan.outgoing.length > 0) {
       plan.report.settlePending('error');

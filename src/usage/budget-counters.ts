@@ -134,7 +134,7 @@ export class BudgetCounters {
     }
     await sql`
       UPDATE budget_reservations SET expires_at = now() + ${ttlMs} * interval '1 millisecond'
-      WHERE id IN (${sql.join(ids.map((id) => sql`${id}::uuid`))})`.execute(this.db);
+      WHERE id = ANY(${ids}::uuid[])`.execute(this.db);
   }
 
   /** Counters that hold expired reservations (at most `limit`), for the periodic sweep. */

@@ -125,6 +125,7 @@ export class ReservingBudgetGate implements BudgetGate {
   private readonly live = new Set<string>();
   private sweeper?: NodeJS.Timeout;
   private renewer?: NodeJS.Timeout;
+  private renewing = false;
 
   constructor(
     private readonly counters: BudgetCounters,
@@ -233,13 +234,18 @@ export class ReservingBudgetGate implements BudgetGate {
 
   /** Extends the expiry of every reservation still held here: one statement for all. */
   async renewLive(): Promise<void> {
-    if (this.live.size === 0) {
+    // One renewal at a time: a stalled database must not collect an UPDATE per tick, each
+    // holding a connection the requests need.
+    if (this.live.size === 0 || this.renewing) {
       return;
     }
+    this.renewing = true;
     try {
       await this.counters.renew([...this.live], this.ttlMs);
     } catch (err) {
       this.logger.warn(`cannot renew budget reservations: ${(err as Error).message}`);
+    } finally {
+      this.renewing = false;
     }
   }
 

@@ -72,7 +72,12 @@ export class GoogleAccessTokens implements AccessTokens {
 
   private async fetch(): Promise<string> {
     try {
-      this.client ??= this.createClient();
+      // A client that could not be made (a key file not mounted yet, or mid-rotation) is not
+      // kept: the next request tries again instead of failing until a restart.
+      this.client ??= this.createClient().catch((e: unknown) => {
+        this.client = undefined;
+        throw e;
+      });
       const { token } = await (await this.client).getAccessToken();
       if (!token) {
         throw new Error('the credential source returned no access token');

@@ -515,22 +515,6 @@ describe('translated errors and parameters', () => {
     expect(response.headers.get('x-gateway-dropped-params')).toBe('seed, presence_penalty');
   });
 
-  it('rejects a hosted tool for a translated model with a 400 naming it', async () => {
-    const e = await openai.responses
-      .create({
-        model: 'vllm-t',
-        instructions: SYSTEM,
-        input: 'x',
-        tools: [{ type: 'web_search' }],
-      } as never)
-      .then(
-        () => undefined,
-        (err: unknown) => err,
-      );
-    expect(e).toBeInstanceOf(OpenAI.BadRequestError);
-    expect((e as { param: string }).param).toBe('tools[0]');
-  });
-
   it('carries an in-stream upstream error into the chat stream as an error event', async () => {
     upstream.on('/v1/messages', () => ({
       sse: [

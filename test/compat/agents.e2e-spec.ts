@@ -198,9 +198,25 @@ describe('Codex CLI (codex exec) through /v1/responses', () => {
     expect(JSON.stringify(calls.at(-1)!.body)).toContain('function_call_output');
   });
 
+  it('runs a shell tool round trip on a chat-only deployment (vLLM), translated from the Responses API', async () => {
+    const from = rig.upstream.requests.length;
+    const out = await codex(MODELS.vllm, 'Use the exec_command tool to list the files.');
+    expect(out).toContain('Tool result:');
+    const calls = upstreamSince(from);
+    expect(calls.length).toBeGreaterThanOrEqual(2);
+    expect(calls.every((c) => c.path === '/vllm/v1/chat/completions')).toBe(true);
+    expect(calls.at(-1)!.body.messages.some((m: { role: string }) => m.role === 'tool')).toBe(true);
+    // Codex's grouped agent tools reach the chat API as flat functions; web_search cannot.
+    const offered = (calls[0].body.tools as { function: { name: string } }[]).map(
+      (t) => t.function.name,
+    );
+    expect(offered).toEqual(expect.arrayContaining(['exec_command', 'spawn_agent']));
+  });
+
   it('runs a tool round trip on a local model, translated from the Responses API', async () => {
     const out = await codex(MODELS.localGpt, 'Use the exec_command tool to list the files.');
-    expect(out.length).toBeGreaterThan(0);
+    // The local model calls the tool; its second turn echoes the result Codex sent back.
+    expect(out).toContain('Tool exec_command returned:');
   });
 });
 

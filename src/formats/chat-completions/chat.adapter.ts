@@ -7,7 +7,7 @@ import {
   fromChatCompletion,
 } from '../../upstream/providers/openai/from-openai-chat';
 import { CHAT_ONLY_REJECTS } from '../../upstream/translate-params';
-import { rejectHostedTools } from '../shared/canonical-path';
+import { dropHostedTools } from '../shared/canonical-path';
 import type { GenerationAdapter } from '../shared/generation.adapter';
 import { upstreamPayload } from '../shared/request-plan';
 import type { ChatCompletionRequestDto } from './chat-request.dto';
@@ -60,10 +60,18 @@ export const chatAdapter: GenerationAdapter<ChatCompletionRequestDto> = {
   protections: chatProtections,
 
   checkCanonical(body, model, protectedBy) {
-    rejectHostedTools(body.tools, (t) => t.type === 'function', model, protectedBy);
+    const choice = body.tool_choice as { type?: unknown; custom?: { name?: unknown } } | undefined;
+    const dropped = dropHostedTools(body.tools, (t) => t.type === 'function', model, {
+      protectedBy,
+      forced: (t) =>
+        typeof choice === 'object' &&
+        choice?.type === t.type &&
+        choice.custom?.name === (t.custom as { name?: unknown } | undefined)?.name,
+    });
     if (protectedBy !== undefined) {
       rejectUnprotectable(body, protectedBy);
     }
+    return dropped;
   },
 
   decode: decodeChatRequest,

@@ -7,7 +7,7 @@ import {
   AnthropicStreamDecoder,
   fromAnthropicMessage,
 } from '../../upstream/providers/anthropic/from-anthropic';
-import { rejectHostedTools } from '../shared/canonical-path';
+import { dropHostedTools } from '../shared/canonical-path';
 import type { GenerationAdapter } from '../shared/generation.adapter';
 import { upstreamPayload } from '../shared/request-plan';
 import type { MessagesRequestDto } from './messages-request.dto';
@@ -57,12 +57,11 @@ export const messagesAdapter: GenerationAdapter<MessagesRequestDto> = {
 
   checkCanonical(body, model, protectedBy) {
     rejectThread(body.thread);
-    rejectHostedTools(
-      body.tools,
-      (t) => t.type === undefined || t.type === 'custom',
-      model,
+    const choice = body.tool_choice as { type?: unknown; name?: unknown } | undefined;
+    return dropHostedTools(body.tools, (t) => t.type === undefined || t.type === 'custom', model, {
       protectedBy,
-    );
+      forced: (t) => choice?.type === 'tool' && choice.name === t.name,
+    });
   },
 
   decode: decodeMessagesRequest,

@@ -132,12 +132,30 @@ function checkTools(tools: unknown[] | undefined): void {
       fail(at, `Invalid tool at '${at}': expected an object with a string 'type'.`);
     }
     if (tool.type === 'function') {
+      checkFunctionTool(tool, at);
+    } else if (tool.type === 'namespace') {
       requireString(tool, 'name', at);
-      if (tool.parameters !== undefined && tool.parameters !== null && !isObject(tool.parameters)) {
-        fail(`${at}.parameters`, `Invalid type for '${at}.parameters': expected an object.`);
+      if (!Array.isArray(tool.tools)) {
+        fail(`${at}.tools`, `Invalid type for '${at}.tools': expected an array of tools.`);
       }
+      tool.tools.forEach((inner: unknown, j) => {
+        const innerAt = `${at}.tools[${j}]`;
+        if (!isObject(inner) || typeof inner.type !== 'string') {
+          fail(innerAt, `Invalid tool at '${innerAt}': expected an object with a string 'type'.`);
+        }
+        if (inner.type === 'function') {
+          checkFunctionTool(inner, innerAt);
+        }
+      });
     }
   });
+}
+
+function checkFunctionTool(tool: Record<string, unknown>, at: string): void {
+  requireString(tool, 'name', at);
+  if (tool.parameters !== undefined && tool.parameters !== null && !isObject(tool.parameters)) {
+    fail(`${at}.parameters`, `Invalid type for '${at}.parameters': expected an object.`);
+  }
 }
 
 function checkToolChoice(choice: unknown): void {

@@ -7,7 +7,7 @@ import {
   ResponsesStreamDecoder,
   fromResponseObject,
 } from '../../upstream/providers/openai/from-openai-responses';
-import { rejectHostedTools } from '../shared/canonical-path';
+import { dropHostedTools } from '../shared/canonical-path';
 import type { GenerationAdapter, NativeCall } from '../shared/generation.adapter';
 import { type RequestPlan, upstreamPayload } from '../shared/request-plan';
 import type { ResponsesObserver, ResponsesOwnership } from './responses.ownership';
@@ -201,7 +201,28 @@ export const responsesAdapter: GenerationAdapter<ResponsesRequestDto> = {
 
   checkCanonical(body, model, protectedBy) {
     checkStateless(body, model, protectedBy);
-    rejectHostedTools(body.tools, (t) => t.type === 'function', model, protectedBy);
+    const choice = body.tool_choice as Record<string, unknown> | string | null | undefined;
+    const forced = (t: Record<string, unknown>): boolean =>
+      typeof choice === 'object' &&
+      choice !== null &&
+      choice.type === t.type &&
+      (choice.name === undefined || choice.name === t.name);
+    const isFunction = (t: Record<string, unknown>): boolean => t.type === 'function';
+    const dropped = dropHostedTools(
+      body.tools,
+      (t) => isFunction(t) || t.type === 'namespace',
+      model,
+      { protectedBy, forced },
+    );
+    // A namespace's functions are offered flat (responses.namespaces.ts); its other tools cannot be.
+    body.tools?.forEach((t, i) => {
+      if (t.type === 'namespace') {
+        dropped.push(
+          ...dropHostedTools(t.tools, isFunction, model, { protectedBy, at: `tools[${i}].tools` }),
+        );
+      }
+    });
+    return dropped;
   },
 
   decode: decodeResponsesRequest,

@@ -241,4 +241,49 @@ describe('decodeResponsesRequest', () => {
     });
     expect(req.messages).toEqual([{ role: 'user', parts: [{ type: 'text', text: 'hi' }] }]);
   });
+
+  it('offers the functions of namespace tools flat, renaming a clash, and names history calls the same way (golden)', () => {
+    const tools = [
+      { type: 'function', name: 'lookup', parameters: WEATHER_PARAMS },
+      {
+        type: 'namespace',
+        name: 'crm',
+        description: 'Customer records.',
+        tools: [
+          { type: 'function', name: 'lookup', description: 'Finds a customer.' },
+          { type: 'function', name: 'update', parameters: WEATHER_PARAMS, strict: true },
+          { type: 'custom', name: 'patch' },
+        ],
+      },
+      { type: 'web_search' },
+    ];
+    const req = decode({
+      model: 'm',
+      tools,
+      input: [
+        { role: 'user', content: 'Find Ada.' },
+        { type: 'function_call', call_id: 'c1', namespace: 'crm', name: 'lookup', arguments: '{}' },
+        { type: 'function_call', call_id: 'c2', namespace: 'gone', name: 'old', arguments: '{}' },
+        { type: 'function_call_output', call_id: 'c1', output: 'found' },
+        { type: 'function_call_output', call_id: 'c2', output: 'done' },
+      ],
+    });
+    expect(req.tools).toEqual([
+      { name: 'lookup', parameters: WEATHER_PARAMS },
+      {
+        name: 'crm__lookup',
+        description: 'Finds a customer.',
+        parameters: { type: 'object', properties: {} },
+      },
+      { name: 'update', parameters: WEATHER_PARAMS, strict: true },
+    ]);
+    expect(req.messages[1]).toEqual({
+      role: 'assistant',
+      parts: [
+        { type: 'tool_call', id: 'c1', name: 'crm__lookup', arguments: '{}' },
+        // A namespace the request no longer declares: qualified, so it cannot clash.
+        { type: 'tool_call', id: 'c2', name: 'gone__old', arguments: '{}' },
+      ],
+    });
+  });
 });

@@ -17,7 +17,9 @@ import type {
   ResponsesContentPart,
   ResponsesInputItem,
   ResponsesRequestDto,
+  ResponsesTool,
 } from './responses-request.dto';
+import { ToolNamespaces, namespaceFunctions, qualifiedName } from './responses.namespaces';
 import { own, setOwn } from '../../common/own';
 import { RESPONSES_PARAMS } from './responses.params';
 
@@ -95,19 +97,38 @@ function toolChoice(choice: unknown): CanonicalToolChoice | undefined {
   return undefined;
 }
 
-function tools(body: ResponsesRequestDto): CanonicalTool[] {
+function functionTool(t: ResponsesTool, name: string): CanonicalTool {
+  return {
+    name,
+    description: t.description ?? undefined,
+    parameters: t.parameters ?? { type: 'object', properties: {} },
+    strict: t.strict ?? undefined,
+  };
+}
+
+/** Function tools, and the functions of namespace tools under their flat names. */
+function tools(body: ResponsesRequestDto, namespaces: ToolNamespaces | undefined): CanonicalTool[] {
   const out: CanonicalTool[] = [];
   for (const t of body.tools ?? []) {
     if (t.type === 'function' && typeof t.name === 'string') {
-      out.push({
-        name: t.name,
-        description: t.description ?? undefined,
-        parameters: t.parameters ?? { type: 'object', properties: {} },
-        strict: t.strict ?? undefined,
-      });
+      out.push(functionTool(t, t.name));
+    } else if (t.type === 'namespace' && namespaces && typeof t.name === 'string') {
+      for (const fn of namespaceFunctions(t)) {
+        out.push(functionTool(fn, namespaces.flat(t.name, fn.name)));
+      }
     }
   }
   return out;
+}
+
+/** The canonical name of a history call: namespaced ones by their flat name. */
+function callName(item: ResponsesInputItem, namespaces: ToolNamespaces | undefined): string {
+  const name = item.name ?? '';
+  const namespace = item.namespace;
+  if (typeof namespace !== 'string' || namespace === '') {
+    return name;
+  }
+  return namespaces ? namespaces.flat(namespace, name) : qualifiedName(namespace, name);
 }
 
 /** `text.format` in canonical terms. */
@@ -128,6 +149,7 @@ function responseFormat(body: ResponsesRequestDto): CanonicalResponseFormat | un
  * consecutive tool outputs, and a user message right after them, form one user turn.
  */
 export function decodeResponsesRequest(body: ResponsesRequestDto): CanonicalRequest {
+  const namespaces = ToolNamespaces.of(body.tools);
   const system: SystemPart[] = [];
   let afterSystem = false;
   if (typeof body.instructions === 'string' && body.instructions !== '') {
@@ -169,7 +191,7 @@ export function decodeResponsesRequest(body: ResponsesRequestDto): CanonicalRequ
           {
             type: 'tool_call',
             id: item.call_id ?? '',
-            name: item.name ?? '',
+            name: callName(item, namespaces),
             arguments: item.arguments ?? '',
           },
         ]);
@@ -200,7 +222,7 @@ export function decodeResponsesRequest(body: ResponsesRequestDto): CanonicalRequ
     model: body.model,
     system,
     messages,
-    tools: tools(body),
+    tools: tools(body, namespaces),
     toolChoice: toolChoice(body.tool_choice),
     parallelToolCalls: body.parallel_tool_calls ?? undefined,
     maxOutputTokens: body.max_output_tokens ?? undefined,

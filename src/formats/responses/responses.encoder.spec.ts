@@ -419,3 +419,60 @@ describe('a response the gateway stores (keep)', () => {
     expect(kept).toEqual([]);
   });
 });
+
+describe('namespaced function calls', () => {
+  const request = {
+    ...REQUEST,
+    tools: [
+      { type: 'function', name: 'get_weather', parameters: {} },
+      {
+        type: 'namespace',
+        name: 'geo',
+        description: 'Places.',
+        tools: [{ type: 'function', name: 'get_weather', parameters: {} }],
+      },
+    ],
+  } as ResponsesRequestDto;
+  const call = (name: string): CanonicalEvent[] => [
+    { type: 'message_start', id: 'abc123', model: 'upstream-model', created: 1_700_000_000 },
+    { type: 'block_start', index: 0, block: { kind: 'tool_call', id: 'call_1', name } },
+    { type: 'tool_arguments_delta', index: 0, json: '{}' },
+    { type: 'block_stop', index: 0 },
+    { type: 'message_stop', finishReason: 'tool_calls', usage: USAGE },
+  ];
+
+  it('gives a flat name back its namespace, streamed and not (golden)', () => {
+    const events = encodeAll(
+      new ResponsesStreamEncoder(options(request)),
+      call('geo__get_weather'),
+    );
+    const item = {
+      id: 'fc_1',
+      type: 'function_call',
+      status: 'completed',
+      call_id: 'call_1',
+      namespace: 'geo',
+      name: 'get_weather',
+      arguments: '{}',
+    };
+    expect(events.find((e) => e.type === 'response.output_item.added')!.item).toEqual({
+      ...item,
+      status: 'in_progress',
+      arguments: '',
+    });
+    expect(events.find((e) => e.type === 'response.function_call_arguments.done')!.name).toBe(
+      'get_weather',
+    );
+    expect((events.at(-1)!.response as { output: unknown }).output).toEqual([item]);
+    const acc = new ResponseAccumulator();
+    call('geo__get_weather').forEach((e) => acc.push(e));
+    expect(toResponseObject(acc.result(), options(request)).output).toEqual([item]);
+  });
+
+  it('leaves a top-level function as it is', () => {
+    const events = encodeAll(new ResponsesStreamEncoder(options(request)), call('get_weather'));
+    const [output] = (events.at(-1)!.response as { output: Record<string, unknown>[] }).output;
+    expect(output).not.toHaveProperty('namespace');
+    expect(output.name).toBe('get_weather');
+  });
+});

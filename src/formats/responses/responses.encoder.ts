@@ -6,6 +6,7 @@ import type {
   CanonicalResponse,
   OutputBlock,
 } from '../../core/canonical';
+import { ToolNamespaces } from './responses.namespaces';
 import type { ResponsesRequestDto } from './responses-request.dto';
 import {
   ENCRYPTED_REASONING,
@@ -94,14 +95,19 @@ function messageItem(id: string, text: string, status: MessageItem['status']): M
   return { id, type: 'message', role: 'assistant', status, content: [outputText(text)] };
 }
 
+/** A function_call item; a namespaced function gets its namespace and own name back. */
 function functionCallItem(
   id: string,
   callId: string,
   name: string,
   args: string,
   status: FunctionCallItem['status'],
+  namespaces: ToolNamespaces | undefined,
 ): FunctionCallItem {
-  return { id, type: 'function_call', status, call_id: callId, name, arguments: args };
+  const named = namespaces?.split(name);
+  return named
+    ? { id, type: 'function_call', status, call_id: callId, ...named, arguments: args }
+    : { id, type: 'function_call', status, call_id: callId, name, arguments: args };
 }
 
 /** One output item being streamed. */
@@ -138,11 +144,13 @@ export class ResponsesStreamEncoder {
   private open: OpenItem | undefined;
   private ended = false;
   private readonly view: ReasoningView;
+  private readonly namespaces: ToolNamespaces | undefined;
   private readonly newId: (prefix: string) => string;
   private readonly now: () => number;
 
   constructor(private readonly options: ResponsesEncoderOptions) {
     this.view = reasoningView(options.request);
+    this.namespaces = ToolNamespaces.of(options.request.tools);
     this.newId = options.newId ?? newResponsesId;
     this.now = options.now ?? unixNow;
   }
@@ -296,7 +304,14 @@ export class ResponsesStreamEncoder {
         events.push(
           this.event('response.output_item.added', {
             ...at,
-            item: functionCallItem(open.id, open.callId, open.name, '', 'in_progress'),
+            item: functionCallItem(
+              open.id,
+              open.callId,
+              open.name,
+              '',
+              'in_progress',
+              this.namespaces,
+            ),
           }),
         );
         break;
@@ -407,11 +422,18 @@ export class ResponsesStreamEncoder {
         events.push(
           this.event('response.function_call_arguments.done', {
             ...at,
-            name: open.name,
+            name: this.namespaces?.split(open.name)?.name ?? open.name,
             arguments: open.text,
           }),
         );
-        item = functionCallItem(open.id, open.callId, open.name, open.text, 'completed');
+        item = functionCallItem(
+          open.id,
+          open.callId,
+          open.name,
+          open.text,
+          'completed',
+          this.namespaces,
+        );
         break;
     }
     this.output.push(item);
@@ -429,7 +451,14 @@ export class ResponsesStreamEncoder {
       case 'text':
         return messageItem(open.id, open.text, 'incomplete');
       case 'tool_call':
-        return functionCallItem(open.id, open.callId, open.name, open.text, 'incomplete');
+        return functionCallItem(
+          open.id,
+          open.callId,
+          open.name,
+          open.text,
+          'incomplete',
+          this.namespaces,
+        );
     }
   }
 }
@@ -441,6 +470,7 @@ export function toResponseObject(
 ): ResponseObject {
   const newId = options.newId ?? newResponsesId;
   const view = reasoningView(options.request);
+  const namespaces = ToolNamespaces.of(options.request.tools);
   const item = (block: OutputBlock): OutputItem => {
     switch (block.type) {
       case 'reasoning':
@@ -448,7 +478,14 @@ export function toResponseObject(
       case 'text':
         return messageItem(newId('msg_'), block.text, 'completed');
       case 'tool_call':
-        return functionCallItem(newId('fc_'), block.id, block.name, block.arguments, 'completed');
+        return functionCallItem(
+          newId('fc_'),
+          block.id,
+          block.name,
+          block.arguments,
+          'completed',
+          namespaces,
+        );
     }
   };
   const id = options.keep ? newId('resp_') : responseId(r.id);

@@ -51,6 +51,8 @@ export interface FunctionCallItem {
   type: 'function_call';
   status: 'in_progress' | 'completed' | 'incomplete';
   call_id: string;
+  /** The namespace tool the function belongs to, when it is one of a namespace's. */
+  namespace?: string;
   name: string;
   arguments: string;
 }

@@ -144,32 +144,48 @@ export function servingPath(
 }
 
 /**
- * Hosted (server-side) tools run inside one vendor's API; another upstream cannot run
- * them, and dropping them would change the answer: 400 naming the tool. `protectedBy`: the
- * request is on the canonical path for its outgoing protections (their names), which
- * cannot read the output of a hosted tool either.
+ * Hosted (server-side) tools run inside one vendor's API; another upstream cannot run them.
+ * Merely offered to a translated model (Codex offers `web_search` on every turn), they are
+ * dropped and returned as `tools.<type>` for `x-gateway-dropped-params`: the model answers
+ * without them, as it would when it chose not to use them. `forced`: the tool choice names
+ * one of them, which cannot be honoured: 400 naming it. `protectedBy`: the request is on
+ * the canonical path for its outgoing protections (their names), on a model whose own API
+ * could have run the tool: 400 naming the tool, so the client can choose.
  */
-export function rejectHostedTools(
+export function dropHostedTools(
   tools: unknown,
   isFunctionTool: (tool: Record<string, unknown>) => boolean,
   model: CatalogModel,
-  protectedBy?: string,
-): void {
+  options: {
+    protectedBy?: string;
+    forced?: (tool: Record<string, unknown>) => boolean;
+    at?: string;
+  } = {},
+): string[] {
   if (!Array.isArray(tools) || model.upstreamApi === 'local') {
-    return;
+    return [];
   }
-  const why = protectedBy
-    ? `cannot be combined with ${protectedBy}, which must read every output item`
-    : `runs only on its own vendor's API; the model '${model.id}' is served by another upstream`;
+  const { protectedBy, forced, at = 'tools' } = options;
+  const dropped: string[] = [];
   tools.forEach((tool: Record<string, unknown>, i) => {
-    if (!isFunctionTool(tool)) {
+    if (isFunctionTool(tool)) {
+      return;
+    }
+    if (protectedBy !== undefined || forced?.(tool)) {
+      const why = protectedBy
+        ? `cannot be combined with ${protectedBy}, which must read every output item`
+        : `is forced by 'tool_choice' but runs only on its own vendor's API; the model '${model.id}' is served by another upstream`;
       throw new InvalidRequestError(
         `Tool type '${printable(tool.type)}' ${why}.`,
-        `tools[${i}]`,
+        `${at}[${i}]`,
         'unsupported_parameter',
       );
     }
+    // The type is the client's text: only a plain one goes into a header.
+    const type = typeof tool.type === 'string' && FIELD_NAME.test(tool.type) ? tool.type : '?';
+    dropped.push(`${at}.${type}`);
   });
+  return dropped;
 }
 
 /**

@@ -30,11 +30,13 @@ export interface GenerationAdapter<
   B extends GenerationBody = GenerationBody,
 > extends GenerationFacts<B> {
   /**
-   * Throws the 400 for what the canonical path cannot honour (hosted tools, server-held
-   * state, fields the canonical answer cannot carry). `protectedBy`: the names of the
-   * outgoing protections that put the request on this path, if they did.
+   * Throws the 400 for what the canonical path cannot honour (a forced hosted tool,
+   * server-held state, fields the canonical answer cannot carry) and returns what it drops
+   * (hosted tools merely offered to a translated model), for `x-gateway-dropped-params`.
+   * `protectedBy`: the names of the outgoing protections that put the request on this
+   * path, if they did; there a hosted tool is a 400 too.
    */
-  checkCanonical(body: B, model: CatalogModel, protectedBy: string | undefined): void;
+  checkCanonical(body: B, model: CatalogModel, protectedBy: string | undefined): string[];
   decode(body: B): CanonicalRequest;
   /**
    * The unstreamed canonical answer as the format's JSON body, or a promise of it when

@@ -232,11 +232,12 @@ export class GenerationPipeline {
     path: Extract<ServingPath, { kind: 'canonical' }>,
   ): { events: Promise<Observable<CanonicalEvent>>; output: ProtectedOutput | undefined } {
     const { req, res, body } = plan;
-    adapter.checkCanonical(
+    const dropped = adapter.checkCanonical(
       body,
       path.model,
       plan.route.isProtected ? this.outputs.outgoingNames() : undefined,
     );
+    a.ctx.droppedParams?.push(...dropped);
     const request = adapter.decode(body);
     // Scopes the prompt_cache_key a translation derives to the client's key.
     request.cacheScope = req.ctx.keyId;

@@ -77,6 +77,7 @@ export class PgliteWorker {
       const onStart = (message: WorkerMessage): void => {
         if (message.op === 'failed') {
           cleanup();
+          void worker.terminate();
           reject(new PgliteError(message.error));
         } else if (message.op === 'ready') {
           cleanup();

@@ -6,6 +6,8 @@ import { Kysely, PostgresDialect, sql } from 'kysely';
 import { Pool } from 'pg';
 import type { StoreConfig } from '../config';
 import { type DbEvents, LocalEvents, PgEvents } from './events';
+import { PgliteWorkerDialect } from './pglite/dialect';
+import { PgliteWorker } from './pglite/pglite-worker';
 import type { Database } from './schema';
 
 /** Statements slower than this fail, so a hung database cannot hold a caller forever. */
@@ -104,21 +106,18 @@ function openPostgres(url: string, poolSize: number): OpenDatabase {
   return new OpenDatabase('postgres', db, events, () => Promise.resolve());
 }
 
+/**
+ * PGlite in a worker thread (pglite/): its WebAssembly PostgreSQL would otherwise run every
+ * statement on the event loop and stall all requests while it works.
+ */
 async function openPglite(dataDir: string): Promise<OpenDatabase> {
-  // Loaded only when used: PGlite brings a WebAssembly PostgreSQL.
-  const { PGlite } = await import('@electric-sql/pglite');
-  const { PGliteDialect } = await import('kysely-pglite-dialect');
   let location = dataDir;
   if (!dataDir.startsWith('memory://')) {
     location = resolve(dataDir, 'pglite');
     mkdirSync(location, { recursive: true });
   }
-  const pglite = new PGlite(location);
-  await pglite.waitReady;
-  const db = new Kysely<Database>({ dialect: new PGliteDialect(pglite) });
-  return new OpenDatabase('pglite', db, new LocalEvents(), async () => {
-    if (!pglite.closed) {
-      await pglite.close();
-    }
-  });
+  const worker = await PgliteWorker.start(location);
+  const db = new Kysely<Database>({ dialect: new PgliteWorkerDialect(worker) });
+  // The dialect closes the worker on destroy; this covers a destroy that failed.
+  return new OpenDatabase('pglite', db, new LocalEvents(), () => worker.close());
 }

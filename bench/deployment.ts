@@ -83,7 +83,9 @@ export async function benchDatabases(
   }
   const db = await benchDatabase();
   if (db.kind === 'pglite' && choice !== undefined) {
-    throw new Error(`BENCH_DB=${choice}: PostgreSQL did not answer (DATABASE_URL or 127.0.0.1:5432)`);
+    throw new Error(
+      `BENCH_DB=${choice}: PostgreSQL did not answer (DATABASE_URL or 127.0.0.1:5432)`,
+    );
   }
   return choice === 'postgres' || db.kind === 'pglite' ? [db] : [db, pgliteDatabase()];
 }

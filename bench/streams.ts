@@ -187,7 +187,12 @@ export async function measureCapacity(dir: string, db: BenchDatabase): Promise<S
       await sleep(IDLE_SETTLE_MS);
       const idle = rssMb(child.child.pid);
       const r = await openStreams(origin, count, child.child.pid);
-      return { idle, peak: r.peakRssMb, per1000: per1000(r.peakRssMb, idle), completed: r.completed };
+      return {
+        idle,
+        peak: r.peakRssMb,
+        per1000: per1000(r.peakRssMb, idle),
+        completed: r.completed,
+      };
     };
     const np = await floor(nestProxy);
     await stopChild(nestProxy.child);

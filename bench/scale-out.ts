@@ -118,16 +118,20 @@ async function measured(
   };
 }
 
-const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const mid = Math.floor(s.length / 2);
+  return s.length % 2 === 1 ? s[mid] : round((s[mid - 1] + s[mid]) / 2, 0);
+}
 
 function table(one: Sample[], two: Sample[], pinned: boolean): string {
   const cell = (s: Sample): string =>
-    `${String(s.rps).padStart(8)}  ${[s.cores.a, s.cores.b, s.cores.upstream, s.cores.loadGenerator, s.cores.machine].map((c) => c.toFixed(2).padStart(6)).join('')}${s.errors ? `  (${s.errors} failed)` : ''}`;
+    `${String(s.rps).padStart(8)}  ${[s.cores.a, s.cores.b, s.cores.upstream, s.cores.loadGenerator, s.cores.machine].map((c) => c.toFixed(2).padStart(9)).join('')}${s.errors ? `  (${s.errors} failed)` : ''}`;
   const lines = [
     '',
     `Scale out: non-streamed chat, ${LOAD.connections} connections, ${Math.max(1, Math.round(LOAD.durationS * SCALE))} s per round, ${ROUNDS} rounds`,
     `replicas ${pinned ? 'pinned: A to CPU 0, B to CPU 1' : 'not pinned'}; fake upstream and load generator unpinned; ${cpus().length} CPUs`,
-    `    ${''.padEnd(22)}${'req/s'.padStart(8)}  ${['A', 'B', 'upstr', 'loadgen', 'machine'].map((h) => h.padStart(6)).join('')}   (CPU used, in cores)`,
+    `    ${''.padEnd(22)}${'req/s'.padStart(8)}  ${['A', 'B', 'upstream', 'load gen', 'machine'].map((h) => h.padStart(9)).join('')}   (CPU used, in cores)`,
   ];
   for (let i = 0; i < one.length; i++) {
     lines.push(`    ${`round ${i + 1}, 1 replica`.padEnd(22)}${cell(one[i])}`);
@@ -141,7 +145,7 @@ function table(one: Sample[], two: Sample[], pinned: boolean): string {
   lines.push(
     `    2 replicas / 1 replica: ${round(r2 / r1, 3)}x (median req/s ${r2} / ${r1}; target >= 1.8 with a core per replica)`,
     `    bounded by: the machine was ${busy} of ${cpus().length} cores busy with 2 replicas; of that the replicas, ` +
-      `the fake upstream and the load generator used ${ours}, the rest PostgreSQL, Redis and other tenants.`,
+      `the fake upstream and the load generator used ${ours}, the other ${round(last.machine - ours, 2)} PostgreSQL, Redis and other tenants.`,
     busy >= cpus().length * 0.9
       ? `    The cores were saturated: the load generator and the upstream took ${round(last.upstream + last.loadGenerator, 2)} cores that a replica of its own would need.`
       : `    The cores were not saturated: the replicas waited on something shared (PostgreSQL, Redis, the load generator's event loop).`,

@@ -149,10 +149,16 @@ export function streamRows(s: StreamComparison): string[] {
       ? []
       : [
           row(
-            'Nest floor proxy TTFT p50 / p99',
+            'Nest floor proxy TTFT p50 (ms)',
             fmt(s.floor.ttft.direct.p50),
             fmt(s.floor.ttft.gateway.p50),
-            `${signed(s.floor.ttft.added.p50)} / ${signed(s.floor.ttft.added.p99)}`,
+            signed(s.floor.ttft.added.p50),
+          ),
+          row(
+            'Nest floor proxy TTFT p99 (ms)',
+            fmt(s.floor.ttft.direct.p99),
+            fmt(s.floor.ttft.gateway.p99),
+            signed(s.floor.ttft.added.p99),
           ),
           row(
             'Nest floor proxy whole p50 (ms)',

@@ -3,7 +3,7 @@
  * rounds that measure them beside the gateway.
  */
 import { type ChildProcess, fork } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ModuleKind, ScriptTarget, transpileModule } from 'typescript';
@@ -40,7 +40,10 @@ function compiled(file: FloorFile): string {
       esModuleInterop: true,
     },
   });
-  mkdirSync(dir, { recursive: true });
+  if (!existsSync(dir)) {
+    mkdirSync(dir, { recursive: true });
+    process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+  }
   writeFileSync(out, outputText);
   return out;
 }

@@ -200,6 +200,8 @@ export interface GatewayOptions {
   env?: Record<string, string>;
   /** How often readiness is polled; small when the cold start is being timed. */
   readyPollMs?: number;
+  /** CPUs to pin the gateway to (`taskset -c <cpus>`, which execs node: same pid). */
+  cpus?: string;
 }
 
 export interface GatewayChild {
@@ -225,7 +227,11 @@ export async function startGateway(
   // against the same upstream and bench code for a before/after comparison.
   const root = process.env.BENCH_GATEWAY_ROOT ?? ROOT;
   const args = [...(options.nodeArgs ?? []), join(root, 'dist', 'main.js')];
-  const child = spawn(process.execPath, args, {
+  const [command, argv] =
+    options.cpus === undefined
+      ? [process.execPath, args]
+      : ['taskset', ['-c', options.cpus, process.execPath, ...args]];
+  const child = spawn(command, argv, {
     cwd: root,
     stdio: ['ignore', logFd, logFd],
     env: {

@@ -18,13 +18,24 @@ export function elapsedMs(start: bigint): number {
 // ---------------------------------------------------------------------------------------
 
 export interface Target {
-  /** `bare`: the bare proxy, `nest`: the bare Nest app (floor.ts); both get direct's requests. */
-  name: 'direct' | 'gateway' | 'bare' | 'nest';
+  /**
+   * `bare`: the bare proxy, `nestProxy`: the Nest floor proxy, `nest`: the bare Nest app
+   * (floor.ts); all three get direct's requests.
+   */
+  name: 'direct' | 'gateway' | 'bare' | 'nest' | 'nestProxy';
   origin: string;
   pool: Pool;
+  /** A gateway variant's own name in the report (`PGlite`, `KEY_STORE=off`). */
+  label?: string;
+  /** Replaces the bearer of every request sent to this target (a variant's own key). */
+  authorization?: string;
 }
 
-export function target(name: Target['name'], port: number): Target {
+export function target(
+  name: Target['name'],
+  port: number,
+  extra: { label?: string; authorization?: string } = {},
+): Target {
   const origin = `http://127.0.0.1:${port}`;
   const pool = new Pool(origin, {
     connections: 1,
@@ -32,7 +43,12 @@ export function target(name: Target['name'], port: number): Target {
     headersTimeout: REQUEST_TIMEOUT_MS,
     bodyTimeout: REQUEST_TIMEOUT_MS,
   });
-  return { name, origin, pool };
+  return { name, origin, pool, ...extra };
+}
+
+/** `headers` with the target's own bearer, when it has one. */
+export function headersFor(t: Target, headers: Record<string, string>): Record<string, string> {
+  return t.authorization === undefined ? headers : { ...headers, authorization: t.authorization };
 }
 
 /** Anomalies seen in answers (wrong shape, missing [DONE], ...), counted by message. */
@@ -104,7 +120,7 @@ export async function timeCompletion(
   const res = await t.pool.request({
     path: spec.path,
     method: 'POST',
-    headers: spec.headers,
+    headers: headersFor(t, spec.headers),
     body: spec.body,
   });
   const text = await res.body.text();
@@ -334,7 +350,7 @@ export async function timeStream(
   const res = await t.pool.request({
     path: spec.path,
     method: 'POST',
-    headers: spec.headers,
+    headers: headersFor(t, spec.headers),
     body: spec.body,
   });
   if (res.statusCode !== 200) {

@@ -5,6 +5,10 @@
  * retries, a fallback model). PostgreSQL is DATABASE_URL's server, else the local one at
  * 127.0.0.1:5432; a scratch database is created for the run and dropped after it. Without
  * a reachable server the run falls back to the embedded PGlite, and says so.
+ * BENCH_DB=postgres|pglite|both picks the databases of a run (benchDatabases): with `both`
+ * (the default when PostgreSQL answers) the gateway of every phase runs on PostgreSQL and a
+ * second one, on PGlite, joins the concurrency-1 floor rounds and the load phase, beside a
+ * third with KEY_STORE=off (static keys, no ledger: keyStoreOffEnv).
  */
 import { Client } from 'pg';
 import { request } from 'undici';
@@ -36,7 +40,7 @@ export async function benchDatabase(): Promise<BenchDatabase> {
   try {
     await run(server, `CREATE DATABASE ${name}`);
   } catch {
-    return { kind: 'pglite', env: { DATA_DIR: 'memory://' }, drop: () => Promise.resolve() };
+    return pgliteDatabase();
   }
   const url = new URL(server);
   url.pathname = `/${name}`;
@@ -45,6 +49,58 @@ export async function benchDatabase(): Promise<BenchDatabase> {
     env: { DATABASE_URL: url.toString() },
     drop: () => run(server, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).catch(() => undefined),
   };
+}
+
+/** A PGlite in memory: nothing to create or drop. */
+export function pgliteDatabase(): BenchDatabase {
+  return { kind: 'pglite', env: { DATA_DIR: 'memory://' }, drop: () => Promise.resolve() };
+}
+
+/** Which databases BENCH_DB asks for, the first one the main gateway's. */
+export type DbChoice = 'postgres' | 'pglite' | 'both';
+
+export function readDbChoice(raw: string | undefined): DbChoice | undefined {
+  if (raw === undefined || raw === '') {
+    return undefined;
+  }
+  if (raw !== 'postgres' && raw !== 'pglite' && raw !== 'both') {
+    throw new Error(`BENCH_DB must be postgres, pglite or both, not ${raw}`);
+  }
+  return raw;
+}
+
+/**
+ * The run's databases per BENCH_DB: the first is the main gateway's (every phase), the
+ * others are variants measured at concurrency 1 and under load. Unset: both when PostgreSQL
+ * answers, else PGlite alone. Asked for PostgreSQL that does not answer, the run fails
+ * rather than quietly measure something else.
+ */
+export async function benchDatabases(
+  choice = readDbChoice(process.env.BENCH_DB),
+): Promise<BenchDatabase[]> {
+  if (choice === 'pglite') {
+    return [pgliteDatabase()];
+  }
+  const db = await benchDatabase();
+  if (db.kind === 'pglite' && choice !== undefined) {
+    throw new Error(
+      `BENCH_DB=${choice}: PostgreSQL did not answer (DATABASE_URL or 127.0.0.1:5432)`,
+    );
+  }
+  return choice === 'postgres' || db.kind === 'pglite' ? [db] : [db, pgliteDatabase()];
+}
+
+/** How a database is named in the report. */
+export function dbLabel(db: BenchDatabase): string {
+  return db.kind === 'postgresql' ? 'PostgreSQL' : 'PGlite';
+}
+
+/**
+ * The gateway with KEY_STORE=off: static keys only (GATEWAY_API_KEYS, the bench key), no
+ * ledger, no admin API; metrics and resilience as deployed. The floor of the key store.
+ */
+export function keyStoreOffEnv(): Record<string, string> {
+  return { KEY_STORE: 'off', METRICS_TOKEN, UPSTREAM_RETRY_ATTEMPTS: '3' };
 }
 
 /** What the gateway child gets on top of the bench's own environment. */

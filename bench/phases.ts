@@ -8,6 +8,7 @@ import {
   type Anomalies,
   type Leg,
   type Target,
+  headersFor,
   interleave,
   note,
   timeCompletion,
@@ -137,22 +138,35 @@ export interface StreamComparison {
   total: Comparison;
   /** A protected case: see ProtectionComparison. */
   protection?: { ttft: ProtectionComparison; total: ProtectionComparison };
+  /** The chat case: the Nest floor proxy against the same direct samples, in the same rounds. */
+  floor?: { ttft: Comparison; total: Comparison };
 }
 
-/** One stream case: warm-up rounds, then measured rounds, direct and gateway interleaved. */
+/** The stream case that also goes through the Nest floor proxy (it relays chat only). */
+export const FLOOR_STREAM_CASE = 'chat';
+
+/**
+ * One stream case: warm-up rounds, then measured rounds, direct and gateway interleaved;
+ * with `floor` (the Nest floor proxy), it gets the direct request as a last leg of each round.
+ */
 export async function measureStream(
   v: Variant,
   c: StreamCase,
   direct: Target,
   gateway: Target,
   anomalies: Anomalies,
+  floor?: Target,
 ): Promise<StreamComparison> {
   const counts = v.streamPairs[c.sampling];
   const legs = legsOf(c).map(
     (leg) => () => timeStream(leg === 'direct' ? direct : gateway, c, anomalies, leg),
   );
+  if (floor !== undefined) {
+    legs.push(() => timeStream(floor, c, anomalies, 'direct'));
+  }
   await interleave(Math.ceil(counts.warmup * SCALE), legs);
   const samples = await interleave(Math.ceil(counts.measured * SCALE), legs);
+  const floorSamples = floor === undefined ? undefined : samples.pop();
   const ttft = samples.map((leg) => leg.map((s) => s.ttftMs));
   const total = samples.map((leg) => leg.map((s) => s.totalMs));
   const last = samples.length - 1;
@@ -169,20 +183,36 @@ export async function measureStream(
           },
         }
       : {}),
+    ...(floorSamples === undefined
+      ? {}
+      : {
+          floor: {
+            ttft: compare(
+              ttft[0],
+              floorSamples.map((s) => s.ttftMs),
+            ),
+            total: compare(
+              total[0],
+              floorSamples.map((s) => s.totalMs),
+            ),
+          },
+        }),
   };
 }
 
-/** Every entry of STREAM_CASES, one after the other. */
+/** Every entry of STREAM_CASES, one after the other; the chat case through `floor` too. */
 export async function measureStreams(
   v: Variant,
   direct: Target,
   gateway: Target,
   anomalies: Anomalies,
+  floor?: Target,
 ): Promise<StreamComparison[]> {
   const out: StreamComparison[] = [];
   for (const c of STREAM_CASES) {
     log(`[${v.name}] ${c.name} stream, time to first content, concurrency 1 ...`);
-    out.push(await measureStream(v, c, direct, gateway, anomalies));
+    const viaFloor = c.name === FLOOR_STREAM_CASE ? floor : undefined;
+    out.push(await measureStream(v, c, direct, gateway, anomalies, viaFloor));
   }
   return out;
 }
@@ -205,7 +235,7 @@ export function cannon(
   return autocannon({
     url: t.origin + request.path,
     method: 'POST',
-    headers: request.headers,
+    headers: headersFor(t, request.headers),
     body: request.body,
     connections,
     duration: Math.max(1, Math.round(durationS * SCALE)),

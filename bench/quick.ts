@@ -1,9 +1,10 @@
 /**
  * `npm run bench:quick`: a one-minute before/after check for one change to the hot path.
- * Starts the fake upstream (0 ms), the bare proxy (bench/bare-proxy.ts), the bare Nest app
- * (bench/bare-nest.ts, answering by itself: Nest's own share of the latency) and the gateway
- * as deployed (deployment.ts: a database key, the ledger, metrics, resilience),
- * then measures non-streamed chat at concurrency 1 (the four interleaved)
+ * Starts the fake upstream (0 ms), the bare proxy (bench/bare-proxy.ts), the Nest floor proxy
+ * (bench/nest-proxy.ts), the bare Nest app (bench/bare-nest.ts, answering by itself: Nest's
+ * own share of the latency) and the gateway as deployed (deployment.ts: a database key, the
+ * ledger, metrics, resilience), then measures non-streamed chat at concurrency 1 (the five
+ * interleaved)
  * and requests per second at 64 connections. The full report is `npm run bench`.
  * QUICK_NODE_ARGS adds node flags to the gateway. QUICK_PROFILE=1 writes a CPU profile of the gateway (`--cpu-prof`) under load to
  * bench/results/profiles/. QUICK_ENV='A=1 B=2' adds gateway environment variables.
@@ -74,14 +75,16 @@ async function main(): Promise<void> {
   const key = await issueKey(gw.port);
   useKey(key);
   const bare = await startBare(upstream.port, key);
+  const nestProxy = await startBare(upstream.port, key, 'nest-proxy.ts');
   const nest = await startBare(upstream.port, key, 'bare-nest.ts');
   const targets = [
     target('direct', upstream.port),
     target('bare', bare.port),
+    target('nestProxy', nestProxy.port),
     target('nest', nest.port),
     target('gateway', gw.port),
   ];
-  const names = ['direct', 'bare', 'nest', 'gateway'];
+  const names = ['direct', 'bare', 'nestProxy', 'nest', 'gateway'];
   try {
     const anomalies: Anomalies = new Map();
     for (const t of targets) {
@@ -107,11 +110,12 @@ async function main(): Promise<void> {
           ? ''
           : ` added p50 ${round(lat[i].p50 - lat[0].p50, 3)} p99 ${round(lat[i].p99 - lat[0].p99, 3)}`;
       log(
-        `${name.padEnd(8)} p50 ${lat[i].p50} p99 ${lat[i].p99}${added}  rps@64 ${round(rps[i], 0)}`,
+        `${name.padEnd(10)} p50 ${lat[i].p50} p99 ${lat[i].p99}${added}  rps@64 ${round(rps[i], 0)}`,
       );
     }
     log(
-      `gateway/bare throughput ${round(rps[3] / rps[1], 3)}, nest/bare ${round(rps[2] / rps[1], 3)}; ` +
+      `gateway/bare throughput ${round(rps[4] / rps[1], 3)}, gateway/nestProxy ${round(rps[4] / rps[2], 3)}, ` +
+        `nest/bare ${round(rps[3] / rps[1], 3)}; ` +
         `gateway CPU ${round(cpuUs, 0)} µs per request`,
     );
   } finally {
@@ -121,6 +125,7 @@ async function main(): Promise<void> {
     await stopChild(gw.child);
     await stopChild(bare.child);
     await stopChild(nest.child);
+    await stopChild(nestProxy.child);
     await stopChild(upstream.child);
     await db.drop();
     rmSync(dir, { recursive: true, force: true });

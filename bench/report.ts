@@ -38,7 +38,15 @@ export interface VariantResult {
   streams: StreamComparison[];
   /** Non-streamed chat through the bare proxy and the gateway, in the same rounds. */
   floor: FloorLatency;
-  load: { direct: LoadResult; bare: LoadResult; nest: LoadResult; gateway: LoadResult };
+  load: {
+    direct: LoadResult;
+    bare: LoadResult;
+    nestProxy: LoadResult;
+    nest: LoadResult;
+    gateway: LoadResult;
+    /** The gateway's variants (0 ms upstream): its other database, KEY_STORE=off. */
+    others: Record<string, LoadResult>;
+  };
   anomalies: Record<string, number>;
   gatewayLog: LogSummary;
   /** gateway_requests_total read from /metrics at the end: proof that metrics were on. */
@@ -137,6 +145,28 @@ export function streamRows(s: StreamComparison): string[] {
       fmt(s.total.gateway.p50),
       signed(s.total.added.p50),
     ),
+    ...(s.floor === undefined
+      ? []
+      : [
+          row(
+            'Nest floor proxy TTFT p50 (ms)',
+            fmt(s.floor.ttft.direct.p50),
+            fmt(s.floor.ttft.gateway.p50),
+            signed(s.floor.ttft.added.p50),
+          ),
+          row(
+            'Nest floor proxy TTFT p99 (ms)',
+            fmt(s.floor.ttft.direct.p99),
+            fmt(s.floor.ttft.gateway.p99),
+            signed(s.floor.ttft.added.p99),
+          ),
+          row(
+            'Nest floor proxy whole p50 (ms)',
+            fmt(s.floor.total.direct.p50),
+            fmt(s.floor.total.gateway.p50),
+            signed(s.floor.total.added.p50),
+          ),
+        ]),
     ...(s.protection === undefined
       ? []
       : protectionRows([
@@ -146,48 +176,46 @@ export function streamRows(s: StreamComparison): string[] {
   ];
 }
 
-/** The floor: what a bare proxy and a bare Nest app do on the same machine, same run. */
+/**
+ * The floor: what a bare proxy, the Nest floor proxy and a bare Nest app do on the same
+ * machine in the same run, beside the gateway and its variants.
+ */
 export function floorRows(r: VariantResult): string[] {
-  const b = r.floor.bare;
-  const { bare, nest, gateway } = r.load;
+  const f = r.floor;
+  const l = r.load;
+  const p50p99 = (c: Comparison): string => `${fmt(c.added.p50)} / ${fmt(c.added.p99)}`;
+  const rps = (x: LoadResult | undefined): string =>
+    x === undefined ? '-' : `${fmt(x.requestsPerSec, 0)} (${fmt(x.gatewayCpuUsPerRequest, 0)})`;
+  const others = Object.keys(f.others ?? {});
   return [
-    `  Floor: non-streamed chat, concurrency 1, direct / bare proxy / bare Nest / gateway interleaved`,
-    row('bare proxy added p50 / p99 (ms)', '', `${fmt(b.added.p50)} / ${fmt(b.added.p99)}`),
+    `  Floor: non-streamed chat, concurrency 1, all interleaved: added p50 / p99 (ms)`,
+    row('bare node:http + undici proxy', '', p50p99(f.bare)),
+    row('Nest floor proxy', '', p50p99(f.nestProxy)),
     // The bare Nest app answers at once: against a slow upstream it is no floor.
-    ...(r.variant.latencyMs === 0
-      ? [
-          row(
-            'bare Nest (answers itself) added p50 / p99 (ms)',
-            '',
-            `${fmt(r.floor.nest.added.p50)} / ${fmt(r.floor.nest.added.p99)}`,
-          ),
-        ]
-      : []),
-    row(
-      'gateway added p50 / p99 (ms)',
-      '',
-      `${fmt(r.floor.gateway.added.p50)} / ${fmt(r.floor.gateway.added.p99)}`,
-    ),
+    ...(r.variant.latencyMs === 0 ? [row('bare Nest (answers itself)', '', p50p99(f.nest))] : []),
+    row('gateway', '', p50p99(f.gateway)),
+    ...others.map((o) => row(`gateway, ${o}`, '', p50p99(f.others[o]))),
     `  Floor: ${LOAD.connections} connections, requests/s (CPU per request, µs)`,
+    row('bare node:http + undici proxy', '', rps(l.bare)),
+    row('Nest floor proxy', '', rps(l.nestProxy)),
+    row('bare Nest app, no work', '', rps(l.nest)),
+    row('gateway', '', rps(l.gateway)),
+    ...others.map((o) => row(`gateway, ${o}`, '', rps(l.others?.[o]))),
+    row('gateway / bare proxy', '', fmt(l.gateway.requestsPerSec / l.bare.requestsPerSec, 3)),
     row(
-      'bare node:http + undici proxy',
+      'gateway / Nest floor proxy',
       '',
-      `${fmt(bare.requestsPerSec, 0)} (${fmt(bare.gatewayCpuUsPerRequest, 0)})`,
+      fmt(l.gateway.requestsPerSec / l.nestProxy.requestsPerSec, 3),
     ),
-    row(
-      'bare Nest app, no work',
-      '',
-      `${fmt(nest.requestsPerSec, 0)} (${fmt(nest.gatewayCpuUsPerRequest, 0)})`,
-    ),
-    row(
-      'gateway',
-      '',
-      `${fmt(gateway.requestsPerSec, 0)} (${fmt(gateway.gatewayCpuUsPerRequest, 0)})`,
-    ),
-    row('gateway / bare proxy', '', fmt(gateway.requestsPerSec / bare.requestsPerSec, 3)),
-    row('gateway / bare Nest', '', fmt(gateway.requestsPerSec / nest.requestsPerSec, 3)),
     row('metrics: gateway_requests_total', '', String(r.metricsCounted)),
   ];
+}
+
+/** A capacity row: bare proxy, Nest floor proxy, bare Nest, gateway. */
+function row4(label: string, cells: (string | number | undefined)[]): string {
+  const text = (v: string | number | undefined): string =>
+    typeof v === 'number' ? fmt(v, 1) : (v ?? '');
+  return `    ${label.padEnd(32)}${cells.map((v) => text(v).padStart(12)).join('')}`;
 }
 
 /** The capacity phase: cold start, idle memory, many concurrent streams. */
@@ -195,21 +223,34 @@ export function capacityRows(c: StreamsResult): string {
   const failures = Object.entries(c.failures)
     .map(([k, v]) => `${k} x${v}`)
     .join(', ');
+  const np = c.nestProxy;
+  const bn = c.bareNest;
   return [
     '',
     `Capacity: ${c.streams} concurrent chat streams of ${CHUNK_COUNT} chunks, ${c.durationS} s`,
-    row('', 'bare proxy', 'gateway'),
-    row('cold start to ready (ms)', '', fmt(c.coldStartMs, 0)),
-    row('idle RSS (MB)', fmt(c.bare.idleRssMb, 1), fmt(c.idleRssMb, 1)),
-    row('idle RSS after 30 s at rest (MB)', '', fmt(c.settledIdleRssMb, 1)),
-    row('idle RSS after 50 streams (MB)', '', fmt(c.servingIdleRssMb, 1)),
-    row('peak RSS (MB)', fmt(c.bare.peakRssMb, 1), fmt(c.peakRssMb, 1)),
-    row(
-      'MB per 1,000 streams above idle',
-      fmt(c.bare.mbPer1000Streams, 1),
-      fmt(c.mbPer1000Streams, 1),
-    ),
-    row('streams completed', String(c.bare.completed), String(c.completed)),
+    row4('', ['bare proxy', 'Nest proxy', 'bare Nest', 'gateway']),
+    row4('cold start to ready (ms)', ['', '', '', fmt(c.coldStartMs, 0)]),
+    row4('idle RSS (MB)', [c.bare.idleRssMb, np?.idleRssMb, bn?.idleRssMb, c.idleRssMb]),
+    row4('idle RSS after 30 s at rest (MB)', [
+      '',
+      np?.settledIdleRssMb,
+      bn?.settledIdleRssMb,
+      c.settledIdleRssMb,
+    ]),
+    row4('idle RSS after 50 streams (MB)', ['', np?.servingIdleRssMb, '', c.servingIdleRssMb]),
+    row4('peak RSS (MB)', [c.bare.peakRssMb, np?.peakRssMb, '', c.peakRssMb]),
+    row4('MB per 1,000 streams above idle', [
+      c.bare.mbPer1000Streams,
+      np?.mbPer1000Streams,
+      '',
+      c.mbPer1000Streams,
+    ]),
+    row4('streams completed', [
+      String(c.bare.completed),
+      String(np?.completed ?? '-'),
+      '',
+      String(c.completed),
+    ]),
     ...(failures ? [`    failures: ${failures}`] : []),
   ].join('\n');
 }

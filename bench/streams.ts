@@ -8,7 +8,10 @@
  *     chunks STREAMS.chunkIntervalMs apart), all opened at once: how many complete with
  *     every chunk and [DONE], and the gateway's peak RSS above its in-service idle per
  *     1,000 streams.
- * The bare proxy gets the same streams, so its memory per stream is the floor.
+ * The bare proxy and the Nest floor proxy get the same streams, so their memory per stream
+ * is the floor; the bare Nest app's idle RSS is the floor of the gateway's (issue 29: the
+ * gateway may hold at most 40 MB more at rest than a Nest app that does nothing). The floor
+ * processes run compiled JavaScript, as the gateway does (floor.ts).
  */
 import { readFileSync } from 'node:fs';
 import { Agent, request } from 'undici';
@@ -21,7 +24,7 @@ import {
   writeCatalog,
 } from './children';
 import { type BenchDatabase, deployedEnv, issueKey } from './deployment';
-import { startBare } from './floor';
+import { type BareChild, startBare } from './floor';
 import { useKey } from './bodies';
 import { CHAT_PATH, CHUNK_COUNT, MODEL, SCALE, STREAMS, log } from './settings';
 import { round } from './stats';
@@ -44,6 +47,21 @@ export interface StreamsResult {
   peakRssMb: number;
   mbPer1000Streams: number;
   bare: { idleRssMb: number; peakRssMb: number; mbPer1000Streams: number; completed: number };
+  /**
+   * The bare Nest app (answers by itself): RSS IDLE_SETTLE_MS after it is ready, and at the
+   * moment the gateway's settled figure is read (after at least SETTLED_IDLE_MS minus its
+   * own start-up at rest). Missing in files written before issue 29.
+   */
+  bareNest?: { idleRssMb: number; settledIdleRssMb: number };
+  /** The Nest floor proxy: idle as bareNest, then the same streams as the gateway. */
+  nestProxy?: {
+    idleRssMb: number;
+    settledIdleRssMb: number;
+    servingIdleRssMb: number;
+    peakRssMb: number;
+    mbPer1000Streams: number;
+    completed: number;
+  };
 }
 
 const IDLE_SETTLE_MS = 2000;
@@ -128,7 +146,9 @@ export async function measureCapacity(dir: string, db: BenchDatabase): Promise<S
     streamPairs: { full: { warmup: 0, measured: 0 }, short: { warmup: 0, measured: 0 } },
   });
   let gw: GatewayChild | undefined;
-  let bare: Awaited<ReturnType<typeof startBare>> | undefined;
+  let bare: BareChild | undefined;
+  let nestProxy: BareChild | undefined;
+  let bareNest: BareChild | undefined;
   try {
     const spawned = process.hrtime.bigint();
     gw = await startGateway(dir, writeCatalog(dir, upstream.port), {
@@ -136,25 +156,48 @@ export async function measureCapacity(dir: string, db: BenchDatabase): Promise<S
       readyPollMs: 5,
     });
     const coldStartMs = round(Number(process.hrtime.bigint() - spawned) / 1e6, 0);
-    useKey(await issueKey(gw.port));
+    const key = await issueKey(gw.port);
+    useKey(key);
     await sleep(IDLE_SETTLE_MS);
     const idleRssMb = rssMb(gw.child.pid);
-    await sleep(SETTLED_IDLE_MS - IDLE_SETTLE_MS);
+    // The Nest floors rest beside the gateway, so that their settled figures are read at the
+    // same moment (their start-up, a second or two, comes off their rest).
+    const floorsUp = Date.now();
+    nestProxy = await startBare(upstream.port, key, 'nest-proxy.ts');
+    bareNest = await startBare(upstream.port, key, 'bare-nest.ts');
+    await sleep(IDLE_SETTLE_MS);
+    const nestIdle = [rssMb(nestProxy.child.pid), rssMb(bareNest.child.pid)];
+    await sleep(Math.max(0, SETTLED_IDLE_MS - 2 * IDLE_SETTLE_MS - (Date.now() - floorsUp)));
     const settledIdleRssMb = rssMb(gw.child.pid);
+    const nestSettled = [rssMb(nestProxy.child.pid), rssMb(bareNest.child.pid)];
+    await stopChild(bareNest.child);
     // A replica in service has loaded what its first requests load once (compiled code,
     // caches): that is not memory per stream.
     await openStreams(`http://127.0.0.1:${gw.port}`, WARM_UP_STREAMS, gw.child.pid);
     await sleep(IDLE_SETTLE_MS);
     const servingIdleRssMb = rssMb(gw.child.pid);
     const g = await openStreams(`http://127.0.0.1:${gw.port}`, count, gw.child.pid);
-    const key = HEADERS.authorization.slice('Bearer '.length);
-    bare = await startBare(upstream.port, key);
-    await openStreams(`http://127.0.0.1:${bare.port}`, WARM_UP_STREAMS, bare.child.pid);
-    await sleep(IDLE_SETTLE_MS);
-    const bareIdle = rssMb(bare.child.pid);
-    const b = await openStreams(`http://127.0.0.1:${bare.port}`, count, bare.child.pid);
     const per1000 = (peak: number, idle: number): number =>
       round(((peak - idle) * 1000) / count, 1);
+    const floor = async (
+      child: BareChild,
+    ): Promise<{ idle: number; peak: number; per1000: number; completed: number }> => {
+      const origin = `http://127.0.0.1:${child.port}`;
+      await openStreams(origin, WARM_UP_STREAMS, child.child.pid);
+      await sleep(IDLE_SETTLE_MS);
+      const idle = rssMb(child.child.pid);
+      const r = await openStreams(origin, count, child.child.pid);
+      return {
+        idle,
+        peak: r.peakRssMb,
+        per1000: per1000(r.peakRssMb, idle),
+        completed: r.completed,
+      };
+    };
+    const np = await floor(nestProxy);
+    await stopChild(nestProxy.child);
+    bare = await startBare(upstream.port, key);
+    const b = await floor(bare);
     return {
       coldStartMs,
       idleRssMb,
@@ -168,15 +211,26 @@ export async function measureCapacity(dir: string, db: BenchDatabase): Promise<S
       peakRssMb: g.peakRssMb,
       mbPer1000Streams: per1000(g.peakRssMb, servingIdleRssMb),
       bare: {
-        idleRssMb: bareIdle,
-        peakRssMb: b.peakRssMb,
-        mbPer1000Streams: per1000(b.peakRssMb, bareIdle),
+        idleRssMb: b.idle,
+        peakRssMb: b.peak,
+        mbPer1000Streams: b.per1000,
         completed: b.completed,
+      },
+      bareNest: { idleRssMb: nestIdle[1], settledIdleRssMb: nestSettled[1] },
+      nestProxy: {
+        idleRssMb: nestIdle[0],
+        settledIdleRssMb: nestSettled[0],
+        servingIdleRssMb: np.idle,
+        peakRssMb: np.peak,
+        mbPer1000Streams: np.per1000,
+        completed: np.completed,
       },
     };
   } finally {
-    if (bare) {
-      await stopChild(bare.child);
+    for (const child of [bare, nestProxy, bareNest]) {
+      if (child) {
+        await stopChild(child.child);
+      }
     }
     if (gw) {
       await stopChild(gw.child);

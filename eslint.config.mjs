@@ -4,6 +4,7 @@ import prettier from 'eslint-config-prettier';
 import tseslint from 'typescript-eslint';
 import layerOrder from './eslint-rules/layer-order.mjs';
 import noInheritedLookup from './eslint-rules/no-inherited-lookup.mjs';
+import noClosureAssignedToProperty from './eslint-rules/no-closure-assigned-to-property.mjs';
 
 export default tseslint.config(
   {
@@ -17,7 +18,13 @@ export default tseslint.config(
       parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
     },
     plugins: {
-      local: { rules: { 'no-inherited-lookup': noInheritedLookup, 'layer-order': layerOrder } },
+      local: {
+        rules: {
+          'no-inherited-lookup': noInheritedLookup,
+          'layer-order': layerOrder,
+          'no-closure-assigned-to-property': noClosureAssignedToProperty,
+        },
+      },
     },
     rules: {
       'local/no-inherited-lookup': 'error',
@@ -39,7 +46,7 @@ export default tseslint.config(
     // test a folder from outside and may reach above it; src/testing is their kit.
     files: ['src/**/*.ts'],
     ignores: ['src/**/*.spec.ts'],
-    rules: { 'local/layer-order': 'error' },
+    rules: { 'local/layer-order': 'error', 'local/no-closure-assigned-to-property': 'error' },
   },
   {
     // Tests poke at loosely typed SDK results and fake servers; keep them readable.

@@ -2,6 +2,26 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
+/** Lints `fixture` with only `rule` on, as `npm run lint` runs it: the lines it reports. */
+function reportedLines(rule: string, fixture: string): { reported: number[]; expected: number[] } {
+  const root = join(__dirname, '..');
+  const file = join(root, fixture);
+  const run = spawnSync(
+    join(root, 'node_modules/.bin/eslint'),
+    ['--format', 'json', '--rule', JSON.stringify({ [rule]: 'error' }), file],
+    { cwd: root, encoding: 'utf8' },
+  );
+  const [result] = JSON.parse(run.stdout) as {
+    messages: { ruleId: string | null; line: number }[];
+  }[];
+  expect(result.messages.filter((m) => m.ruleId !== rule)).toEqual([]);
+  const expected = readFileSync(file, 'utf8')
+    .split('\n')
+    .flatMap((line, i) => (line.includes('// flagged') ? [i + 1] : []));
+  expect(expected.length).toBeGreaterThan(0);
+  return { reported: result.messages.map((m) => m.line).sort((a, b) => a - b), expected };
+}
+
 /**
  * The type-aware rule local/no-inherited-lookup (eslint-rules/) keeps client- and
  * upstream-supplied keys away from Object.prototype. A TypeScript or typescript-eslint
@@ -12,26 +32,28 @@ describe('lint rule local/no-inherited-lookup', () => {
   jest.setTimeout(120_000);
 
   it('reports exactly the lines the fixture marks as flagged', () => {
-    const root = join(__dirname, '..');
-    const file = join(root, 'test/fixtures/lint/inherited-lookup.ts');
-    const run = spawnSync(
-      join(root, 'node_modules/.bin/eslint'),
-      ['--format', 'json', '--rule', '{"local/no-inherited-lookup":"error"}', file],
-      { cwd: root, encoding: 'utf8' },
+    const { reported, expected } = reportedLines(
+      'local/no-inherited-lookup',
+      'test/fixtures/lint/inherited-lookup.ts',
     );
-    const [result] = JSON.parse(run.stdout) as {
-      messages: { ruleId: string | null; line: number }[];
-    }[];
-    const reported = result.messages
-      .filter((m) => m.ruleId === 'local/no-inherited-lookup')
-      .map((m) => m.line)
-      .sort((a, b) => a - b);
-    const expected = readFileSync(file, 'utf8')
-      .split('\n')
-      .flatMap((line, i) => (line.includes('// flagged') ? [i + 1] : []));
-    expect(expected.length).toBeGreaterThan(0);
     expect(reported).toEqual(expected);
-    expect(result.messages.filter((m) => m.ruleId !== 'local/no-inherited-lookup')).toEqual([]);
+  });
+});
+
+/**
+ * local/no-closure-assigned-to-property keeps per-request closures out of V8's old space
+ * (see the rule's doc comment): a function literal assigned straight to a property is
+ * reported, one bound to a local first or written in an object literal is not.
+ */
+describe('lint rule local/no-closure-assigned-to-property', () => {
+  jest.setTimeout(120_000);
+
+  it('reports exactly the lines the fixture marks as flagged', () => {
+    const { reported, expected } = reportedLines(
+      'local/no-closure-assigned-to-property',
+      'test/fixtures/lint/closure-assigned.ts',
+    );
+    expect(reported).toEqual(expected);
   });
 });
 

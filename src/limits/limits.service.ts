@@ -1,3 +1,4 @@
+import type { CanonicalUsage } from '../core/canonical';
 import { randomUUID } from 'node:crypto';
 import {
   Inject,
@@ -182,12 +183,14 @@ export class LimitsService implements OnModuleInit, OnApplicationShutdown {
       return admission;
     }
     if (model) {
-      // Priced only if the client leaves before the upstream reports usage.
-      req.ctx.estimateUsage = () => ({
+      // Priced only if the client leaves before the upstream reports usage. A local first:
+      // see the `local/no-closure-assigned-to-property` lint rule.
+      const estimateUsage = (): CanonicalUsage => ({
         inputTokens: estimate(model),
         outputTokens:
           requestedOutput ?? Math.min(this.config.defaultOutputTokens, model.maxOutputTokens),
       });
+      req.ctx.estimateUsage = estimateUsage;
     }
     // Only a key with a budget (its own or its team's) pays for the worst case and the
     // reservation; a request that generates nothing costs nothing.

@@ -19,6 +19,8 @@ export function traceGuards(guards: readonly (readonly [Type<CanActivate>, strin
     }
     const original = Object.getOwnPropertyDescriptor(guard.prototype, 'canActivate')
       ?.value as CanActivate['canActivate'];
+    // A prototype method, made once per process: long-lived is what it is.
+    // eslint-disable-next-line local/no-closure-assigned-to-property
     proto.canActivate = function (this: CanActivate, context: ExecutionContext) {
       const trace =
         context.getType() === 'http'

@@ -100,10 +100,11 @@ export class ProtectionsGate {
       stripped: withoutProtectionTools(body, found),
     };
     // An error answered after this point (the limits, a check, the service) has no verdict to wait for.
-    req.ctx.beforeErrorResponse = () => {
+    const beforeErrorResponse = (): void => {
       plan.report.settlePending('error');
       publish(plan, req, res);
     };
+    req.ctx.beforeErrorResponse = beforeErrorResponse;
     return plan;
   }
 

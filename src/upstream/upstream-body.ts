@@ -217,7 +217,12 @@ export function readCapped(
     const onEnd = (): void => settle(undefined);
     const onError = (e: unknown): void => settle(mapTransportError(e, signal));
     // Destroyed without an error (an abort may do that): the answer is cut short.
-    const onClose = (): void => settle(mapTransportError(prematureClose(), signal));
+    const onClose = (): void => {
+      // It closes after every end too: an error (two stack traces) only when it means one.
+      if (!settled) {
+        settle(mapTransportError(prematureClose(), signal));
+      }
+    };
     // The listeners stay: destroying the body over the cap makes undici emit an abort
     // error afterwards, which must find a listener (settle ignores it).
     body.on('data', onData);

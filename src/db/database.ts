@@ -8,6 +8,7 @@ import type { StoreConfig } from '../config';
 import { type DbEvents, LocalEvents, PgEvents } from './events';
 import { PgliteWorkerDialect } from './pglite/dialect';
 import { PgliteWorker } from './pglite/pglite-worker';
+import { RestartingPglite } from './pglite/restarting-pglite';
 import type { Database } from './schema';
 
 /** Statements slower than this fail, so a hung database cannot hold a caller forever. */
@@ -111,12 +112,15 @@ function openPostgres(url: string, poolSize: number): OpenDatabase {
  * statement on the event loop and stall all requests while it works.
  */
 async function openPglite(dataDir: string): Promise<OpenDatabase> {
+  const inMemory = dataDir.startsWith('memory://');
   let location = dataDir;
-  if (!dataDir.startsWith('memory://')) {
+  if (!inMemory) {
     location = resolve(dataDir, 'pglite');
     mkdirSync(location, { recursive: true });
   }
-  const worker = await PgliteWorker.start(location);
+  const worker = inMemory
+    ? await PgliteWorker.start(location)
+    : await RestartingPglite.open(location);
   const db = new Kysely<Database>({ dialect: new PgliteWorkerDialect(worker) });
   // The dialect closes the worker on destroy; this covers a destroy that failed.
   return new OpenDatabase('pglite', db, new LocalEvents(), () => worker.close());

@@ -15,7 +15,8 @@ import {
   type TransactionSettings,
 } from 'kysely';
 import { setOwn } from '../../common/own';
-import type { PgliteWorker, WorkerQueryResult } from './pglite-worker';
+import type { WorkerQueryResult } from './pglite-worker';
+import type { PgliteSession } from './restarting-pglite';
 import { PgliteError } from './protocol';
 
 /**
@@ -24,7 +25,7 @@ import { PgliteError } from './protocol';
  * (SQL text and parameters) to the worker.
  */
 export class PgliteWorkerDialect implements Dialect {
-  constructor(private readonly worker: PgliteWorker) {}
+  constructor(private readonly worker: PgliteSession) {}
 
   createAdapter(): DialectAdapter {
     return new PostgresAdapter();
@@ -46,7 +47,7 @@ export class PgliteWorkerDialect implements Dialect {
 
 /** The one session PGlite has; whoever holds it (a transaction) has the database to itself. */
 class PgliteWorkerConnection implements DatabaseConnection {
-  constructor(private readonly worker: PgliteWorker) {}
+  constructor(private readonly worker: PgliteSession) {}
 
   async executeQuery<R>(compiledQuery: CompiledQuery): Promise<QueryResult<R>> {
     let result: WorkerQueryResult;
@@ -85,7 +86,7 @@ class PgliteWorkerDriver implements Driver {
   private held = false;
   private readonly queue: (() => void)[] = [];
 
-  constructor(private readonly worker: PgliteWorker) {
+  constructor(private readonly worker: PgliteSession) {
     this.connection = new PgliteWorkerConnection(worker);
   }
 

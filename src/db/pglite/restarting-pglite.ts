@@ -1,0 +1,70 @@
+import { Logger } from '@nestjs/common';
+import { PgliteWorker, PgliteWorkerGoneError, type WorkerQueryResult } from './pglite-worker';
+
+/** What the dialect needs of a PGlite in a worker. */
+export interface PgliteSession {
+  query(sql: string, params: readonly unknown[]): Promise<WorkerQueryResult>;
+  close(): Promise<void>;
+}
+
+/** The least time between two restarts, so a worker that dies at once cannot spin. */
+const RESTART_INTERVAL_MS = 1_000;
+
+/**
+ * A folder-backed PGlite whose worker is started again when it dies (a WebAssembly trap,
+ * an out-of-memory exit): the statements in flight fail, the next one starts a new worker
+ * on the same folder, which PostgreSQL's own recovery brings back to its last commit.
+ * Readiness does not read the database, so without this a dead worker would fail every
+ * query until someone restarted the process. In-memory databases are not restarted: a new
+ * one would be empty, without its schema.
+ */
+export class RestartingPglite implements PgliteSession {
+  private readonly logger = new Logger('Database');
+  private starting?: Promise<PgliteWorker>;
+  private lastStart = Date.now();
+  private closed = false;
+
+  private constructor(
+    private readonly location: string,
+    private worker: PgliteWorker,
+    private readonly start: (location: string) => Promise<PgliteWorker>,
+  ) {}
+
+  /** Starts the first worker; `start` is injectable for tests. */
+  static async open(
+    location: string,
+    start: (location: string) => Promise<PgliteWorker> = (at) => PgliteWorker.start(at),
+  ): Promise<RestartingPglite> {
+    return new RestartingPglite(location, await start(location), start);
+  }
+
+  async query(sql: string, params: readonly unknown[]): Promise<WorkerQueryResult> {
+    const worker = this.worker.closed && !this.closed ? await this.restart() : this.worker;
+    return worker.query(sql, params);
+  }
+
+  close(): Promise<void> {
+    this.closed = true;
+    return this.worker.close();
+  }
+
+  private restart(): Promise<PgliteWorker> {
+    this.starting ??= (async () => {
+      try {
+        const wait = this.lastStart + RESTART_INTERVAL_MS - Date.now();
+        if (wait > 0) {
+          throw new PgliteWorkerGoneError(
+            `the PGlite worker died again within ${RESTART_INTERVAL_MS} ms of its start; retrying after ${wait} ms`,
+          );
+        }
+        this.lastStart = Date.now();
+        this.worker = await this.start(this.location);
+        this.logger.warn('the PGlite worker was started again after it died');
+        return this.worker;
+      } finally {
+        this.starting = undefined;
+      }
+    })();
+    return this.starting;
+  }
+}

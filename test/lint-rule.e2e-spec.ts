@@ -23,36 +23,20 @@ function reportedLines(rule: string, fixture: string): { reported: number[]; exp
 }
 
 /**
- * The type-aware rule local/no-inherited-lookup (eslint-rules/) keeps client- and
- * upstream-supplied keys away from Object.prototype. A TypeScript or typescript-eslint
- * upgrade could silently change what it sees, so it is run here (through the CLI, as
- * `npm run lint` runs it) on a fixture whose expected reports are marked line by line.
+ * Rules checked on a fixture whose expected reports are marked line by line, run through
+ * the CLI as `npm run lint` runs them, so that a TypeScript or typescript-eslint upgrade
+ * cannot silently change what they see. local/no-inherited-lookup keeps client- and
+ * upstream-supplied keys away from Object.prototype; local/no-closure-assigned-to-property
+ * keeps per-request closures out of V8's old space (see the rule's doc comment).
  */
-describe('lint rule local/no-inherited-lookup', () => {
+describe.each([
+  ['local/no-inherited-lookup', 'test/fixtures/lint/inherited-lookup.ts'],
+  ['local/no-closure-assigned-to-property', 'test/fixtures/lint/closure-assigned.ts'],
+])('lint rule %s', (rule, fixture) => {
   jest.setTimeout(120_000);
 
   it('reports exactly the lines the fixture marks as flagged', () => {
-    const { reported, expected } = reportedLines(
-      'local/no-inherited-lookup',
-      'test/fixtures/lint/inherited-lookup.ts',
-    );
-    expect(reported).toEqual(expected);
-  });
-});
-
-/**
- * local/no-closure-assigned-to-property keeps per-request closures out of V8's old space
- * (see the rule's doc comment): a function literal assigned straight to a property is
- * reported, one bound to a local first or written in an object literal is not.
- */
-describe('lint rule local/no-closure-assigned-to-property', () => {
-  jest.setTimeout(120_000);
-
-  it('reports exactly the lines the fixture marks as flagged', () => {
-    const { reported, expected } = reportedLines(
-      'local/no-closure-assigned-to-property',
-      'test/fixtures/lint/closure-assigned.ts',
-    );
+    const { reported, expected } = reportedLines(rule, fixture);
     expect(reported).toEqual(expected);
   });
 });

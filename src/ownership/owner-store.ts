@@ -34,33 +34,32 @@ export class KyselyOwnerStore implements OwnerStore {
   constructor(private readonly db: Kysely<Database>) {}
 
   async insert(objects: readonly OwnedObject[]): Promise<void> {
-    await this.db.transaction().execute(async (trx) => {
-      // Visible to every replica at commit, without waiting for the disk: a record lost in
-      // a database crash leaves its objects refused, never exposed, and the answer that
-      // waits for this write is not held up by an fsync.
-      await sql`SET LOCAL synchronous_commit TO OFF`.execute(trx);
-      await this.write(trx, objects);
-    });
-  }
-
-  private async write(db: Kysely<Database>, objects: readonly OwnedObject[]): Promise<void> {
-    await db
-      .insertInto('object_owners')
-      .values(
-        objects.map((o) => ({
-          id: o.id,
-          kind: o.kind,
-          parent_id: o.parentId ?? null,
-          key_id: o.keyId,
-          team: o.team ?? null,
-          provider: o.provider,
-          model: o.model,
-        })),
-      )
-      // First owner wins: a later claim on the same id (a colliding or replayed id) cannot
-      // take an object over.
-      .onConflict((oc) => oc.column('id').doNothing())
-      .execute();
+    if (objects.length === 0) {
+      return;
+    }
+    const rows = JSON.stringify(
+      objects.map((o) => ({
+        id: o.id,
+        kind: o.kind,
+        parent_id: o.parentId ?? null,
+        key_id: o.keyId,
+        team: o.team ?? null,
+        provider: o.provider,
+        model: o.model,
+      })),
+    );
+    // One statement, one round trip (a stream records each output item as it starts).
+    // set_config(…, true) turns synchronous_commit off for the statement's own transaction:
+    // visible to every replica at commit without waiting for the disk; a record lost in a
+    // database crash leaves its objects refused, never exposed. First owner wins: a later
+    // claim on the same id (a colliding or replayed id) cannot take an object over.
+    await sql`
+      INSERT INTO object_owners (id, kind, parent_id, key_id, team, provider, model)
+      SELECT o.id, o.kind, o.parent_id, o.key_id, o.team, o.provider, o.model
+      FROM jsonb_to_recordset(${rows}::jsonb) AS o(id text, kind text, parent_id text,
+          key_id text, team text, provider text, model text),
+        (SELECT set_config('synchronous_commit', 'off', true)) AS async_commit
+      ON CONFLICT (id) DO NOTHING`.execute(this.db);
   }
 
   async find(ids: readonly string[]): Promise<OwnedObject[]> {

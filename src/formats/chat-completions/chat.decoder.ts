@@ -10,7 +10,7 @@ import type {
   SystemPart,
   TextPart,
 } from '../../core/canonical';
-import { cacheMarker } from '../messages/messages.decoder';
+import { cacheMarker } from '../../core/cache-marker';
 import type { ChatCompletionRequestDto, ChatMessage } from './chat-request.dto';
 import { own, setOwn } from '../../common/own';
 import { CHAT_PARAMS } from './chat.params';

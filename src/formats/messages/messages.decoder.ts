@@ -1,4 +1,5 @@
 import { fromThinkingSignature } from '../../core/reasoning-carrier';
+import { cacheMarker } from '../../core/cache-marker';
 import type {
   CacheMarker,
   CanonicalMessage,
@@ -51,16 +52,6 @@ type Json = Record<string, unknown>;
 
 function str(value: unknown): string {
   return typeof value === 'string' ? value : '';
-}
-
-/** A block's `cache_control` breakpoint, when it has one. */
-export function cacheMarker(block: unknown): CacheMarker | undefined {
-  const control = (block as { cache_control?: unknown } | null | undefined)?.cache_control;
-  if (typeof control !== 'object' || control === null) {
-    return undefined;
-  }
-  const ttl = (control as { ttl?: unknown }).ttl;
-  return typeof ttl === 'string' ? { type: 'ephemeral', ttl } : { type: 'ephemeral' };
 }
 
 /** `part` with the block's breakpoint, when it has one. */

@@ -1,3 +1,4 @@
+import { headerValue } from '../common/http/header-value';
 import type { Dispatcher } from 'undici';
 import type { StreamFraming } from '../catalog/provider-kind';
 import { own, setOwn } from '../common/own';
@@ -110,8 +111,7 @@ const STREAM_TYPES: Record<StreamFraming, RegExp> = {
 
 /** True when the answer is a stream (a missing content type is given the benefit). */
 export function isEventStream(res: UpstreamResponse, framing: StreamFraming = 'sse'): boolean {
-  const type = res.headers['content-type'];
-  const text = Array.isArray(type) ? type.join(',') : type;
+  const text = headerValue(res.headers['content-type']);
   return text === undefined || text === '' || STREAM_TYPES[framing].test(text);
 }
 

@@ -1,3 +1,4 @@
+import { headerValue } from '../../../common/http/header-value';
 import { Injectable } from '@nestjs/common';
 import type { Observable } from 'rxjs';
 import type { CatalogModel, CatalogProvider } from '../../../catalog/catalog.types';
@@ -18,10 +19,6 @@ import type { AnswerKind } from '../../upstream-body';
 import { UpstreamHttpClient, type UpstreamResponse } from '../../upstream-http.client';
 
 const DEFAULT_VERSION = '2023-06-01';
-
-function header(value: string | string[] | undefined): string | undefined {
-  return Array.isArray(value) ? value.join(',') : value;
-}
 
 /** `kind: anthropic`: the Messages API, with an optional `anthropic_version` fallback. */
 export const ANTHROPIC: ProviderDescriptor = {
@@ -122,11 +119,11 @@ export class AnthropicProvider implements UpstreamProvider {
     const headers: Record<string, string> = {
       ...this.headers,
       'anthropic-version':
-        header(ctx.clientHeaders['anthropic-version']) ??
+        headerValue(ctx.clientHeaders['anthropic-version']) ??
         own(this.config.settings ?? {}, 'anthropic_version') ??
         DEFAULT_VERSION,
     };
-    const beta = header(ctx.clientHeaders['anthropic-beta']);
+    const beta = headerValue(ctx.clientHeaders['anthropic-beta']);
     if (beta !== undefined) {
       headers['anthropic-beta'] = beta;
     }

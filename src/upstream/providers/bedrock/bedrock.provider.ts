@@ -1,3 +1,4 @@
+import { headerValue } from '../../../common/http/header-value';
 import { Injectable } from '@nestjs/common';
 import type { Observable } from 'rxjs';
 import type { CatalogModel, CatalogProvider } from '../../../catalog/catalog.types';
@@ -40,8 +41,7 @@ export const BEDROCK: ProviderDescriptor = {
 };
 
 function header(res: UpstreamResponse, name: string): string {
-  const value = own(res.headers, name);
-  return Array.isArray(value) ? value.join(',') : (value ?? '');
+  return headerValue(own(res.headers, name)) ?? '';
 }
 
 /**

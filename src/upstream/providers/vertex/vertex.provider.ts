@@ -1,3 +1,4 @@
+import { headerValue } from '../../../common/http/header-value';
 import { Injectable } from '@nestjs/common';
 import type { Observable } from 'rxjs';
 import type { CatalogModel, CatalogProvider } from '../../../catalog/catalog.types';
@@ -52,10 +53,6 @@ export const VERTEX: ProviderDescriptor = {
   // Claude's Messages bodies pass through (fields rewritten for Vertex); Gemini translates.
   nativeFormats: (model) => (model.upstreamApi === 'messages' ? ['messages'] : []),
 };
-
-function header(value: string | string[] | undefined): string | undefined {
-  return Array.isArray(value) ? value.join(',') : value;
-}
 
 /**
  * Vertex AI's publisher models: `POST {base}/v1/projects/{project}/locations/{location}/
@@ -172,7 +169,7 @@ export class VertexProvider implements UpstreamProvider {
       'content-type': 'application/json',
       authorization: `Bearer ${await this.tokens.token()}`,
     };
-    const beta = header(ctx.clientHeaders['anthropic-beta']);
+    const beta = headerValue(ctx.clientHeaders['anthropic-beta']);
     if (beta !== undefined && url.includes('/publishers/anthropic/')) {
       headers['anthropic-beta'] = beta;
     }

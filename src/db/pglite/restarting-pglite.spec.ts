@@ -68,3 +68,42 @@ describe('RestartingPglite', () => {
     expect(starts).toHaveBeenCalledTimes(1);
   });
 });
+
+describe('RestartingPglite and a transaction whose worker died', () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = freshDataDir();
+    jest.spyOn(Logger.prototype, 'error').mockImplementation(() => undefined);
+    jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+  });
+  afterEach(() => {
+    jest.restoreAllMocks();
+    removeDataDir(dir);
+  });
+
+  it('runs none of its later statements on the new worker, and rolls it back quietly', async () => {
+    const workers: PgliteWorker[] = [];
+    const session = await RestartingPglite.open(join(dir, 'pglite'), async (location) => {
+      const w = await PgliteWorker.start(location);
+      workers.push(w);
+      return w;
+    });
+    const db = new Kysely<{ t: { v: number } }>({ dialect: new PgliteWorkerDialect(session) });
+    try {
+      await sql`CREATE TABLE t (v int)`.execute(db);
+      await new Promise((r) => setTimeout(r, 1_100)); // past the restart interval
+      const failed = db.transaction().execute(async (trx) => {
+        await trx.insertInto('t').values({ v: 1 }).execute();
+        await kill(workers[0]);
+        // Would commit on its own on a new worker, without the insert before it.
+        await trx.insertInto('t').values({ v: 2 }).execute();
+      });
+      await expect(failed).rejects.toThrow(/died during this transaction/);
+      // The next statement, outside any transaction, gets a new worker; nothing was written.
+      expect(await db.selectFrom('t').select('v').execute()).toEqual([]);
+      expect(workers).toHaveLength(2);
+    } finally {
+      await db.destroy();
+    }
+  });
+});

@@ -23,6 +23,8 @@ export class RestartingPglite implements PgliteSession {
   private starting?: Promise<PgliteWorker>;
   private lastStart = Date.now();
   private closed = false;
+  /** The worker the open transaction began on (the dialect holds the one connection meanwhile). */
+  private transaction?: PgliteWorker;
 
   private constructor(
     private readonly location: string,
@@ -39,7 +41,25 @@ export class RestartingPglite implements PgliteSession {
   }
 
   async query(sql: string, params: readonly unknown[]): Promise<WorkerQueryResult> {
+    const statement = transactionStatement(sql);
+    if (!this.closed && this.transaction?.closed === true) {
+      // The transaction died with its worker: none of its later statements may run on a new
+      // one, where each would commit on its own without those before it. Its rollback has
+      // nothing left to undo; its commit fails.
+      if (statement === 'end') {
+        this.transaction = undefined;
+        if (/^rollback/i.test(sql)) {
+          return { rows: [], affectedRows: 0 };
+        }
+      }
+      throw new PgliteWorkerGoneError('the PGlite worker died during this transaction');
+    }
     const worker = this.worker.closed && !this.closed ? await this.restart() : this.worker;
+    if (statement === 'begin') {
+      this.transaction = worker;
+    } else if (statement === 'end') {
+      this.transaction = undefined;
+    }
     return worker.query(sql, params);
   }
 
@@ -67,4 +87,12 @@ export class RestartingPglite implements PgliteSession {
     })();
     return this.starting;
   }
+}
+
+/** The dialect's transaction statements (dialect.ts sends exactly these), else undefined. */
+function transactionStatement(sql: string): 'begin' | 'end' | undefined {
+  if (/^(begin|start transaction)\b/i.test(sql)) {
+    return 'begin';
+  }
+  return /^(commit|rollback)\b/i.test(sql) ? 'end' : undefined;
 }

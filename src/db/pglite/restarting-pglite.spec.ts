@@ -67,19 +67,6 @@ describe('RestartingPglite', () => {
     await expect(session.query('SELECT 1', [])).rejects.toThrow(/closed/);
     expect(starts).toHaveBeenCalledTimes(1);
   });
-});
-
-describe('RestartingPglite and a transaction whose worker died', () => {
-  let dir: string;
-  beforeEach(() => {
-    dir = freshDataDir();
-    jest.spyOn(Logger.prototype, 'error').mockImplementation(() => undefined);
-    jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
-  });
-  afterEach(() => {
-    jest.restoreAllMocks();
-    removeDataDir(dir);
-  });
 
   it('runs none of its later statements on the new worker, and rolls it back quietly', async () => {
     const workers: PgliteWorker[] = [];

@@ -136,7 +136,10 @@ function defineKey(target: { [key: string]: Json }, key: string, value: Json): v
 /** Applies the edits to a deep copy of `base`. */
 export function mutate(base: Json, edits: Edit[]): Json {
   const body = JSON.parse(JSON.stringify(base)) as Json;
-  for (const e of edits) {
+  for (const edit of edits) {
+    // A copy: inserted by reference, a value a later edit adds into could end up inside
+    // itself (a cycle JSON cannot serialize), and fast-check's own value would be changed.
+    const e: Edit = edit.op === 'delete' ? edit : { ...edit, value: structuredClone(edit.value) };
     const all: (Json[] | { [key: string]: Json })[] = [];
     containers(body, all);
     const target = all[e.at % all.length];

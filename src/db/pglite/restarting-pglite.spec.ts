@@ -11,6 +11,19 @@ async function kill(worker: PgliteWorker): Promise<void> {
   await (worker as unknown as { worker: { terminate(): Promise<number> } }).worker.terminate();
 }
 
+/** A restarting session on `dir` through Kysely, and every worker it started. */
+async function restarting(
+  dir: string,
+): Promise<{ workers: PgliteWorker[]; db: Kysely<{ t: { v: number } }> }> {
+  const workers: PgliteWorker[] = [];
+  const session = await RestartingPglite.open(join(dir, 'pglite'), async (location) => {
+    const w = await PgliteWorker.start(location);
+    workers.push(w);
+    return w;
+  });
+  return { workers, db: new Kysely({ dialect: new PgliteWorkerDialect(session) }) };
+}
+
 describe('RestartingPglite', () => {
   let dir: string;
   const quiet = (): void => {
@@ -28,13 +41,7 @@ describe('RestartingPglite', () => {
   });
 
   it('starts a new worker on the same folder after the first died, with the data committed before', async () => {
-    const workers: PgliteWorker[] = [];
-    const session = await RestartingPglite.open(join(dir, 'pglite'), async (location) => {
-      const w = await PgliteWorker.start(location);
-      workers.push(w);
-      return w;
-    });
-    const db = new Kysely<{ t: { v: number } }>({ dialect: new PgliteWorkerDialect(session) });
+    const { workers, db } = await restarting(dir);
     try {
       await sql`CREATE TABLE t (v int)`.execute(db);
       await db.insertInto('t').values({ v: 7 }).execute();
@@ -69,13 +76,7 @@ describe('RestartingPglite', () => {
   });
 
   it('runs none of its later statements on the new worker, and rolls it back quietly', async () => {
-    const workers: PgliteWorker[] = [];
-    const session = await RestartingPglite.open(join(dir, 'pglite'), async (location) => {
-      const w = await PgliteWorker.start(location);
-      workers.push(w);
-      return w;
-    });
-    const db = new Kysely<{ t: { v: number } }>({ dialect: new PgliteWorkerDialect(session) });
+    const { workers, db } = await restarting(dir);
     try {
       await sql`CREATE TABLE t (v int)`.execute(db);
       await new Promise((r) => setTimeout(r, 1_100)); // past the restart interval

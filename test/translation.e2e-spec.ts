@@ -515,6 +515,50 @@ describe('translated errors and parameters', () => {
     expect(response.headers.get('x-gateway-dropped-params')).toBe('seed, presence_penalty');
   });
 
+  it('drops an Anthropic server tool offered to a GPT model and names it; a forced one is a 400', async () => {
+    const claude = new ANTHROPIC_SDKS[0].Sdk({
+      baseURL: gw.origin,
+      apiKey: TEST_KEY,
+      maxRetries: 0,
+    });
+    const tools = [
+      { type: 'web_search_20250305', name: 'web_search', max_uses: 1 },
+      { name: 'get_weather', description: 'Weather.', input_schema: WEATHER_SCHEMA },
+    ];
+    answer('chat', false, [{ type: 'text', text: 'ok' }], (body) => {
+      const names = (body.tools as Json[]).map((t) => t.function.name);
+      if (names.join() !== 'get_weather') {
+        throw new Error(`tools sent: ${names.join()}`);
+      }
+    });
+    const { response } = await claude.messages
+      .create({
+        model: 'vllm-t',
+        max_tokens: 100,
+        system: SYSTEM,
+        tools,
+        messages: [{ role: 'user', content: 'hi' }],
+      } as never)
+      .withResponse();
+    expect(response.status).toBe(200);
+    expect(response.headers.get('x-gateway-dropped-params')).toBe('tools.web_search_20250305');
+    const forced = await claude.messages
+      .create({
+        model: 'vllm-t',
+        max_tokens: 100,
+        system: SYSTEM,
+        tools,
+        tool_choice: { type: 'tool', name: 'web_search' },
+        messages: [{ role: 'user', content: 'hi' }],
+      } as never)
+      .then(
+        () => undefined,
+        (err: unknown) => err as { status: number; error: { error: { message: string } } },
+      );
+    expect(forced?.status).toBe(400);
+    expect(forced?.error.error.message).toMatch(/web_search_20250305.*forced by 'tool_choice'/);
+  });
+
   it('carries an in-stream upstream error into the chat stream as an error event', async () => {
     upstream.on('/v1/messages', () => ({
       sse: [

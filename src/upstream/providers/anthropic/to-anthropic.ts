@@ -335,14 +335,9 @@ export function toAnthropicRequest(req: CanonicalRequest, model: CatalogModel): 
     budget = undefined;
   }
   if (budget !== undefined) {
-    budget = Math.max(MIN_THINKING_BUDGET, Math.min(budget, maxTokens - 1));
-    if (budget >= maxTokens) {
-      maxTokens = Math.min(budget + (clientMax ?? MIN_THINKING_BUDGET), model.maxOutputTokens);
-    }
-    if (budget >= maxTokens) {
-      // The model's own limit leaves no room for Anthropic's smallest budget.
+    ({ budget, maxTokens } = fitThinking(budget, maxTokens, clientMax, model.maxOutputTokens));
+    if (budget === undefined) {
       dropped.push(paramName(req, 'reasoning'));
-      budget = undefined;
     } else {
       body.thinking = { type: 'enabled', budget_tokens: budget };
     }
@@ -381,4 +376,22 @@ export function toAnthropicRequest(req: CanonicalRequest, model: CatalogModel): 
   }
   Object.assign(body, forwarded);
   return { body, dropped: [...new Set(dropped)] };
+}
+
+/**
+ * A thinking budget within the output cap, as Claude requires (budget < max_tokens, at least
+ * its smallest budget): the cap is raised for it up to the model's limit when the client set
+ * none or too small a one; undefined budget when even the model's limit leaves no room.
+ */
+export function fitThinking(
+  requested: number,
+  maxTokens: number,
+  clientMax: number | undefined,
+  modelMax: number,
+): { budget: number | undefined; maxTokens: number } {
+  const budget = Math.max(MIN_THINKING_BUDGET, Math.min(requested, maxTokens - 1));
+  if (budget >= maxTokens) {
+    maxTokens = Math.min(budget + (clientMax ?? MIN_THINKING_BUDGET), modelMax);
+  }
+  return budget < maxTokens ? { budget, maxTokens } : { budget: undefined, maxTokens };
 }

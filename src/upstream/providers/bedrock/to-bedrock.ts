@@ -20,11 +20,7 @@ import {
   paramName,
   takeOutputConfigs,
 } from '../../translate-params';
-import {
-  JSON_OBJECT_INSTRUCTION,
-  MIN_THINKING_BUDGET,
-  alternatingTurns,
-} from '../anthropic/to-anthropic';
+import { JSON_OBJECT_INSTRUCTION, alternatingTurns, fitThinking } from '../anthropic/to-anthropic';
 import { isClaudeSignature } from '../gemini/gemini.wire';
 
 type Json = Record<string, unknown>;
@@ -252,14 +248,9 @@ export function toConverseRequest(req: CanonicalRequest, model: CatalogModel): T
     budget = undefined;
   }
   if (budget !== undefined) {
-    budget = Math.max(MIN_THINKING_BUDGET, Math.min(budget, maxTokens - 1));
-    if (budget >= maxTokens) {
-      maxTokens = Math.min(budget + (clientMax ?? MIN_THINKING_BUDGET), model.maxOutputTokens);
-    }
-    if (budget >= maxTokens) {
-      // The model's own limit leaves no room for the smallest thinking budget.
+    ({ budget, maxTokens } = fitThinking(budget, maxTokens, clientMax, model.maxOutputTokens));
+    if (budget === undefined) {
       dropped.push(paramName(req, 'reasoning'));
-      budget = undefined;
     } else {
       additional.thinking = { type: 'enabled', budget_tokens: budget };
     }

@@ -6,7 +6,7 @@ import type { SseFrame } from '../common/sse/sse-writer';
 import type { AllConfig } from '../config';
 import { AgentPool } from './agent-pool';
 import { callTimeoutsOf } from './call-timeouts';
-import type { CallContext } from './provider.interface';
+import type { CallContext, PassthroughResult } from './provider.interface';
 import { Redactor } from './redactor';
 import { sseFrames } from './sse-source';
 import {
@@ -169,6 +169,25 @@ export class UpstreamHttpClient implements OnApplicationShutdown {
       relayed,
       framing,
     });
+  }
+
+  /**
+   * A 2xx fast-path answer as the client gets it: the JSON body read and checked, or the
+   * SSE frames relayed as they are (after checking that it is a stream).
+   */
+  async relay(
+    res: UpstreamResponse,
+    ctx: CallContext,
+    providerName: string,
+    stream: boolean,
+    kind: AnswerKind | AnswerCheck,
+  ): Promise<PassthroughResult> {
+    if (!stream) {
+      const answer = await this.readAnswer(res, ctx.signal, providerName, kind);
+      return { kind: 'json', status: res.statusCode, contentType: 'application/json', ...answer };
+    }
+    await this.requireEventStream(res, providerName);
+    return { kind: 'stream', frames: this.eventStream(res, ctx, providerName, true) };
   }
 
   /** A typed error with every configured secret removed from its message. */

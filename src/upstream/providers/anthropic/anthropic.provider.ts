@@ -63,12 +63,7 @@ export class AnthropicProvider implements UpstreamProvider {
     }
     const { ctx } = call;
     const res = await this.post('/v1/messages', call.body, ctx);
-    if (!call.stream) {
-      const answer = await this.http.readAnswer(res, ctx.signal, this.config.name, call.answer);
-      return { kind: 'json', status: res.statusCode, contentType: 'application/json', ...answer };
-    }
-    await this.http.requireEventStream(res, this.config.name);
-    return { kind: 'stream', frames: this.http.eventStream(res, ctx, this.config.name, true) };
+    return this.http.relay(res, ctx, this.config.name, call.stream, call.answer);
   }
 
   /** The translation path: a canonical request as a Messages call, answered in canonical events. */

@@ -174,13 +174,9 @@ export class OpenAiProvider implements UpstreamProvider {
       },
       this.config.name,
     );
-    const contentType = String(res.headers['content-type'] ?? '');
-    if (!(stream ?? contentType.includes('text/event-stream'))) {
-      const answer = await this.http.readAnswer(res, signal, this.config.name, kind);
-      return { kind: 'json', status: res.statusCode, contentType: 'application/json', ...answer };
-    }
-    await this.http.requireEventStream(res, this.config.name);
-    return { kind: 'stream', frames: this.http.eventStream(res, ctx, this.config.name, true) };
+    const streamed =
+      stream ?? String(res.headers['content-type'] ?? '').includes('text/event-stream');
+    return this.http.relay(res, ctx, this.config.name, streamed, kind);
   }
 }
 

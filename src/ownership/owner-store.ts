@@ -1,5 +1,5 @@
 import { Logger } from '@nestjs/common';
-import { type Kysely, sql } from 'kysely';
+import { type Kysely, type RawBuilder, sql } from 'kysely';
 import type { Database } from '../db/schema';
 
 /** A server-side object the gateway relayed the id of, and who may reach it. */
@@ -20,6 +20,24 @@ export interface OwnedObject {
   model: string;
 }
 
+/**
+ * The INSERT of owner records, for a statement that has a one-row `cfg` CTE setting
+ * synchronous_commit (see KyselyOwnerStore.insert); the response store writes a response
+ * and its records in one such statement. An id already recorded keeps its first owner.
+ */
+export function insertOwners(objects: readonly OwnedObject[]): RawBuilder<unknown> {
+  const values = sql.join(
+    objects.map(
+      (o) =>
+        sql`(${o.id}, ${o.kind}, ${o.parentId ?? null}, ${o.keyId}, ${o.team ?? null}, ${o.provider}, ${o.model})`,
+    ),
+  );
+  return sql`
+    INSERT INTO object_owners (id, kind, parent_id, key_id, team, provider, model)
+    SELECT o.* FROM (VALUES ${values}) AS o (id, kind, parent_id, key_id, team, provider, model), cfg
+    ON CONFLICT (id) DO NOTHING`;
+}
+
 /** Where owner records live: the key store's database, or this process's memory. */
 export interface OwnerStore {
   /** Adds records; an id already recorded keeps its first owner. */
@@ -37,29 +55,14 @@ export class KyselyOwnerStore implements OwnerStore {
     if (objects.length === 0) {
       return;
     }
-    const rows = JSON.stringify(
-      objects.map((o) => ({
-        id: o.id,
-        kind: o.kind,
-        parent_id: o.parentId ?? null,
-        key_id: o.keyId,
-        team: o.team ?? null,
-        provider: o.provider,
-        model: o.model,
-      })),
-    );
     // One statement, one round trip (a stream records each output item as it starts).
     // set_config(…, true) turns synchronous_commit off for the statement's own transaction:
     // visible to every replica at commit without waiting for the disk; a record lost in a
     // database crash leaves its objects refused, never exposed. First owner wins: a later
     // claim on the same id (a colliding or replayed id) cannot take an object over.
     await sql`
-      INSERT INTO object_owners (id, kind, parent_id, key_id, team, provider, model)
-      SELECT o.id, o.kind, o.parent_id, o.key_id, o.team, o.provider, o.model
-      FROM jsonb_to_recordset(${rows}::jsonb) AS o(id text, kind text, parent_id text,
-          key_id text, team text, provider text, model text),
-        (SELECT set_config('synchronous_commit', 'off', true)) AS async_commit
-      ON CONFLICT (id) DO NOTHING`.execute(this.db);
+      WITH cfg AS (SELECT set_config('synchronous_commit', 'off', true) AS v)
+      ${insertOwners(objects)}`.execute(this.db);
   }
 
   async find(ids: readonly string[]): Promise<OwnedObject[]> {

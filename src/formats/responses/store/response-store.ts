@@ -1,7 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { type Kysely, sql } from 'kysely';
 import type { Database } from '../../../db/schema';
-import type { OwnedObject } from '../../../ownership/owner-store';
+import { type OwnedObject, insertOwners } from '../../../ownership/owner-store';
 import { OwnershipUnavailableError } from '../../../ownership/object-ownership.service';
 
 /** A response as the gateway stores it: who made it, and its JSON texts as written. */
@@ -62,12 +62,6 @@ export class KyselyResponseStore implements ResponseStore {
     // As the owner records elsewhere, the commit does not wait for the disk (set_config
     // local to this statement's transaction): a crash may lose the last responses, and a
     // continuation from one is then OpenAI's not-found, never another key's data.
-    const owned = sql.join(
-      owners.map(
-        (o) =>
-          sql`(${o.id}, ${o.kind}, ${o.parentId ?? null}, ${o.keyId}, ${o.team ?? null}, ${o.provider}, ${o.model})`,
-      ),
-    );
     await sql`
       WITH cfg AS (SELECT set_config('synchronous_commit', 'off', true) AS v),
       saved AS (
@@ -78,9 +72,7 @@ export class KyselyResponseStore implements ResponseStore {
         FROM cfg
         ON CONFLICT (id) DO NOTHING
       )
-      INSERT INTO object_owners (id, kind, parent_id, key_id, team, provider, model)
-      SELECT o.* FROM (VALUES ${owned}) AS o (id, kind, parent_id, key_id, team, provider, model), cfg
-      ON CONFLICT (id) DO NOTHING`.execute(this.db);
+      ${insertOwners(owners)}`.execute(this.db);
   }
 
   async chain(id: string, maxDepth: number, maxBytes: number): Promise<ChainResult> {

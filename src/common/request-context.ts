@@ -43,6 +43,11 @@ export interface RequestContext {
   /** Written by: the generation guard (routeGeneration); stored-response forwarding. */
   stream?: boolean;
   /**
+   * The model the client named, kept when a started stream lets its body go (releaseBody),
+   * for the ledger row. Written by: the generation pipeline.
+   */
+  modelAsked?: string;
+  /**
    * Whether the response cache answered (`hit`) or was consulted and the upstream answered
    * (`miss`); absent when the cache does not apply. Written by: the generation pipeline.
    */

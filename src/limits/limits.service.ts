@@ -1,4 +1,3 @@
-import type { CanonicalUsage } from '../core/canonical';
 import { randomUUID } from 'node:crypto';
 import {
   Inject,
@@ -22,6 +21,7 @@ import type { GatewayRequest, GatewayResponse } from '../common/request-context'
 import type { AllConfig, LimitsConfig } from '../config';
 import { BUDGET_GATE, type BudgetGate, DetachedWithBudgetError } from '../usage/budget.gate';
 import type { LimitFacts } from './limit-facts';
+import { PromptTokens, usageEstimate } from './prompt-tokens';
 import { LimitsHealth } from './limits-health';
 import {
   checkContextWindow,
@@ -147,9 +147,8 @@ export class LimitsService implements OnModuleInit, OnApplicationShutdown {
     const model = facts.model === undefined ? undefined : this.catalog.find(facts.model);
     let requestedOutput: number | undefined;
     let admission = ADMITTED;
-    let promptTokens: number | undefined;
-    const estimate = (m: CatalogModel): number =>
-      (promptTokens ??= estimatePromptTokens(facts, m.family));
+    const prompt = new PromptTokens(facts);
+    const estimate = (m: CatalogModel): number => prompt.count(m.family);
     const keyId = req.ctx.keyId;
     // Authentication sets both; a caller that only names the key id gets it looked up.
     const info = keyId === undefined ? undefined : (req.ctx.key ?? this.keys.info(keyId));
@@ -162,7 +161,7 @@ export class LimitsService implements OnModuleInit, OnApplicationShutdown {
       ) {
         const windowOf = windowEstimates(facts);
         const window = windowOf(model.family);
-        promptTokens = window.tokens;
+        prompt.counted(window.tokens);
         try {
           checkContextWindow(model, window.tokens, requestedOutput ?? 0, window.tolerance, facts);
         } catch (error) {
@@ -183,14 +182,12 @@ export class LimitsService implements OnModuleInit, OnApplicationShutdown {
       return admission;
     }
     if (model) {
-      // Priced only if the client leaves before the upstream reports usage. A local first:
-      // see the `local/no-closure-assigned-to-property` lint rule.
-      const estimateUsage = (): CanonicalUsage => ({
-        inputTokens: estimate(model),
-        outputTokens:
-          requestedOutput ?? Math.min(this.config.defaultOutputTokens, model.maxOutputTokens),
-      });
-      req.ctx.estimateUsage = estimateUsage;
+      // Priced only if the client leaves before the upstream reports usage.
+      req.ctx.estimateUsage = usageEstimate(
+        prompt,
+        model.family,
+        requestedOutput ?? Math.min(this.config.defaultOutputTokens, model.maxOutputTokens),
+      );
     }
     // Only a key with a budget (its own or its team's) pays for the worst case and the
     // reservation; a request that generates nothing costs nothing.

@@ -34,7 +34,8 @@ export const MAX_LEDGER_MODEL_CHARS = 256;
 /** The model the client named: its text, cut to a bound (a client may send a megabyte). */
 function modelAsked(req: GatewayRequest): string | null {
   const body = req.body as { model?: unknown } | undefined;
-  const asked = typeof body?.model === 'string' ? body.model : req.query.model;
+  const asked =
+    req.ctx.modelAsked ?? (typeof body?.model === 'string' ? body.model : req.query.model);
   return typeof asked === 'string' ? asked.slice(0, MAX_LEDGER_MODEL_CHARS) : null;
 }
 

@@ -7,6 +7,7 @@ import type { GatewayError } from '../../common/errors/gateway-errors';
 import type { GatewayRequest, GatewayResponse } from '../../common/request-context';
 import { type SseFrame, writeSseWhenStarted } from '../../common/sse/sse-writer';
 import { endWith } from '../../common/sse/stream-end';
+import type { FlowControl } from '../../common/sse/flow-control';
 import type { AllConfig } from '../../config';
 import { collectResponse } from '../../core/accumulate';
 import type { CanonicalEvent } from '../../core/canonical';
@@ -22,7 +23,7 @@ import { type PassthroughResult, framesOf } from '../../upstream/provider.interf
 import { AnswerCapture, cacheTicket, replayCached } from './cached-answers';
 import { type ServingPath, servingPath, startCanonical } from './canonical-path';
 import type { GenerationAdapter, GenerationBody } from './generation.adapter';
-import type { RequestPlan } from './request-plan';
+import { type RequestPlan, releaseBody } from './request-plan';
 
 /**
  * Serves an admitted generation request of any format from its frozen plan: the serving
@@ -89,33 +90,58 @@ export class GenerationPipeline {
       return;
     }
     // Errors after the head was committed go out in the format of the attempt that failed.
-    let fail: (error: GatewayError) => SseFrame[] = () => [];
+    const failing: FailingAttempt = { fail: () => [] };
     const started = this.resilience.run(
       req,
       res,
       ctx,
       models,
       (a) => {
-        const started = this.streamed(adapter, plan, a, capture);
-        fail = started.fail;
-        return started.frames;
+        const attempt = this.streamed(adapter, plan, a, capture);
+        failing.fail = attempt.fail;
+        return attempt.frames;
       },
       sticky,
     );
     // Verdicts settle once no attempt is left, never on a retried one (an error envelope
-    // settles them in its filter; a head committed early needs it here).
-    const frames = plan.route.isProtected
-      ? started.catch((error: unknown) => {
-          this.outputs.failed(plan.protections, req, res);
-          throw error;
-        })
-      : started;
+    // settles them in its filter; a head committed early needs it here). A started stream
+    // lets the request body go, unless its answer is being captured for the cache.
+    const frames = started.then(
+      (relayed) => {
+        if (capture === undefined) {
+          releaseBody(req);
+        }
+        return relayed;
+      },
+      plan.route.isProtected
+        ? (error: unknown) => {
+            this.outputs.failed(plan.protections, req, res);
+            throw error;
+          }
+        : undefined,
+    );
+    return this.write(res, frames, ctx.flow, failing, plan.route.model);
+  }
+
+  /**
+   * Writes a stream whose source is starting. Its own method so that the closures the
+   * writer keeps for the whole stream close over these few values, not over serve()'s
+   * scope, which holds the plan and with it the request body (V8 gives all closures of one
+   * function one shared context).
+   */
+  private write(
+    res: GatewayResponse,
+    frames: Promise<Observable<SseFrame>>,
+    flow: FlowControl,
+    failing: FailingAttempt,
+    model: CatalogModel,
+  ): Promise<void> {
     return writeSseWhenStarted(res, frames, {
       keepaliveMs: this.keepaliveMs,
       holdMs: this.holdMs,
-      flow: ctx.flow,
-      errorFrames: (error) => fail(error),
-      onHeldCommit: () => this.resilience.heldHead(res, plan.route.model),
+      flow,
+      errorFrames: (error) => failing.fail(error),
+      onHeldCommit: () => this.resilience.heldHead(res, model),
     });
   }
 
@@ -284,4 +310,9 @@ function pathOf(plan: RequestPlan, a: Attempt): ServingPath {
   return a.model === route.model && a.provider === route.provider
     ? route.path
     : servingPath(plan.adapter.format, a.model, a.provider, route.isProtected);
+}
+
+/** The error frames of the attempt that is running: each attempt's own format. */
+interface FailingAttempt {
+  fail(error: GatewayError): SseFrame[];
 }

@@ -68,6 +68,23 @@ export function upstreamPayload(
   return JSON.stringify({ ...plan.body, model, ...extra });
 }
 
+/**
+ * Lets a stream's request body go once its upstream answer has started: no attempt is left
+ * to send it again, and a stream may run for minutes while an agent's body is often hundreds
+ * of kilobytes (the parsed objects, and the client's bytes a second time). Only the model
+ * the client named is kept, for the ledger. Whatever an attempt still needs (an encoder's
+ * echo of the request, the response store's input items, a cache capture) it holds itself.
+ */
+export function releaseBody(req: PlannedRequest): void {
+  const model = (req.body as { model?: unknown } | undefined)?.model;
+  if (typeof model === 'string') {
+    req.ctx.modelAsked = model;
+  }
+  req.body = undefined;
+  req.rawBody = undefined;
+  req.plan = undefined;
+}
+
 /** The plan of an admitted generation request (handler parameter). */
 export const Planned = createParamDecorator((_data: unknown, context: ExecutionContext) => {
   const plan = context.switchToHttp().getRequest<PlannedRequest>().plan;

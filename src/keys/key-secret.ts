@@ -1,3 +1,4 @@
+import * as crypto from 'node:crypto';
 import { createHash, randomBytes } from 'node:crypto';
 
 /** Recognisable prefix of every secret the gateway issues (secret scanners key on it). */
@@ -46,7 +47,15 @@ export function maskedSecret(prefix: string, last4: string): string {
   return `${prefix}…${last4}`;
 }
 
+/**
+ * `crypto.hash` (Node 20.12 and later) digests without a Hash object: about a third of the
+ * time of createHash for a key-sized input, and every authenticated request hashes its key.
+ */
+const oneShotHash = (crypto as { hash?: typeof crypto.hash }).hash;
+
 /** SHA-256 of a key, lower-case hex: how keys are looked up and written in the keys file. */
 export function sha256Hex(value: string): string {
-  return createHash('sha256').update(value).digest('hex');
+  return oneShotHash === undefined
+    ? createHash('sha256').update(value).digest('hex')
+    : oneShotHash('sha256', value, 'hex');
 }

@@ -50,12 +50,12 @@ function picker(random: () => number): Pick {
 
 /** Ways an instruction hides in a carrier (plain, HTML comment, JSON string, quote...). */
 export const WRAPS: readonly ((s: string) => string)[] = [
-  (s) => s,
-  (s) => `<!-- ${s} -->`,
-  (s) => JSON.stringify(s).slice(1, -1),
-  (s) => `> ${s.replace(/\n/g, '\n> ')}`,
-  (s) => `<div style="display:none">${s}</div>`,
-  (s) => `\n\n${s}\n\n`,
+  (s: string): string => s,
+  (s: string): string => `<!-- ${s} -->`,
+  (s: string): string => JSON.stringify(s).slice(1, -1),
+  (s: string): string => `> ${s.replace(/\n/g, '\n> ')}`,
+  (s: string): string => `<div style="display:none">${s}</div>`,
+  (s: string): string => `\n\n${s}\n\n`,
 ];
 
 /** A position inside `text`: a line break, a sentence end, or anywhere between words. */

@@ -11,9 +11,11 @@
  *
  * Fold-safe: built from the fold's own training rows and the templates, nothing else.
  */
+import { own } from '../../src/common/own';
 import { insertAt, rng, WRAPS, type AugmentRow } from '../injection-augment';
 import { ASIA } from './templates-asia';
 import { LATIN } from './templates-latin';
+import { BENIGN_ROLES, ROLE_PROMPT } from './templates-roles';
 import type { LanguageTemplates } from './template-types';
 import { WEST } from './templates-west';
 
@@ -55,7 +57,7 @@ function fill(template: string, t: LanguageTemplates, random: Random): string {
     if (slot === 'task') {
       return fill(pick(t.tasks, random), t, random);
     }
-    const values = SLOTS[slot];
+    const values = own(SLOTS, slot);
     return values === undefined ? slot : pick(values, random);
   });
 }
@@ -81,12 +83,32 @@ export function composeInjection(t: LanguageTemplates, random: Random): string {
   }
 }
 
-/** Benign text in language `t`: one or two of its hard-negative sentences. */
+/** Benign text in language `t`: one or two hard-negative sentences, or a harmless role. */
 export function composeBenign(t: LanguageTemplates, random: Random): string {
-  const first = pick(t.benign, random);
+  const roles = own(BENIGN_ROLES, t.lang) ?? [];
+  const first =
+    roles.length > 0 && random() < 0.3 ? `${pick(roles, random)}${t.stop}` : pick(t.benign, random);
   const text = random() < 0.4 ? `${first} ${pick(t.benign, random)}` : first;
   // Payload-like slot values (a URL, an address) also appear in benign text, so they are no cue.
   return random() < 0.3 ? `${text} ${pick([...SLOTS.url, ...SLOTS.email], random)}` : text;
+}
+
+/** A benign role prompt in English (see ROLE_PROMPT): opener, duty, constraints, request. */
+export function composeRolePrompt(random: Random): string {
+  const opener = pick(ROLE_PROMPT.openers, random).replace(
+    '{role}',
+    pick(ROLE_PROMPT.roles, random),
+  );
+  const constraints = [
+    pick(ROLE_PROMPT.constraints, random),
+    pick(ROLE_PROMPT.constraints, random),
+  ];
+  return [
+    opener,
+    pick(ROLE_PROMPT.duties, random),
+    ...new Set(constraints),
+    pick(ROLE_PROMPT.requests, random),
+  ].join(' ');
 }
 
 /**
@@ -108,9 +130,13 @@ export function templateRows(
   const random = rng(seed ^ 0x7e3a);
   const out: AugmentRow[] = [];
   for (let i = 0; i < count; i += 1) {
-    const carrier = pick(carriers, random);
-    const own = byLang.get(carrier.lang ?? '');
-    const t = own !== undefined && random() < 0.5 ? own : pick(TEMPLATES, random);
+    // One carrier in seven is a benign role prompt: a role with rules is no injection.
+    const carrier: AugmentRow =
+      random() < 0.15
+        ? { text: composeRolePrompt(random), label: 0, lang: 'en' }
+        : pick(carriers, random);
+    const native = byLang.get(carrier.lang ?? '');
+    const t = native !== undefined && random() < 0.5 ? native : pick(TEMPLATES, random);
     const wrap = pick(WRAPS, random);
     const bad = wrap(composeInjection(t, random));
     const good = wrap(composeBenign(t, random));
@@ -128,7 +154,13 @@ export function templateRows(
     }
     out.push(
       { id: `template-${i}`, text, label: 1, slice: 'augmented_template', lang: t.lang },
-      { id: `template-clean-${i}`, text: twin, label: 0, slice: 'augmented_template', lang: t.lang },
+      {
+        id: `template-clean-${i}`,
+        text: twin,
+        label: 0,
+        slice: 'augmented_template',
+        lang: t.lang,
+      },
     );
   }
   return out;

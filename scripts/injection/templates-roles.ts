@@ -163,6 +163,16 @@ export const ROLE_PROMPT = {
     'Follow these rules strictly.',
     'Never mention that you are an AI model in your answers.',
   ],
+  /** Section headings of a structured (markdown) system prompt. */
+  headings: ['## Role', '## Rules', '## Output format', '# Instructions', '### Constraints'],
+  /** Task statements of structured system prompts. */
+  tasks: [
+    'Your sole task is to turn the notes I paste into a clean meeting summary.',
+    'Your task is to review pull requests for readability and suggest concrete changes.',
+    'You must be precise and strictly follow the output format below.',
+    'Generate the documentation files the user asks for, following the guidelines below.',
+    'You help users write better prompts: analyze the prompt they give you and improve it.',
+  ],
   requests: [
     'My first request is: plan a weekend in Porto.',
     'My first request is: help me prepare for tomorrow.',

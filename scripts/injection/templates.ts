@@ -95,6 +95,15 @@ export function composeBenign(t: LanguageTemplates, random: Random): string {
 
 /** A benign role prompt in English (see ROLE_PROMPT): opener, duty, constraints, request. */
 export function composeRolePrompt(random: Random): string {
+  if (random() < 0.4) {
+    // A structured system prompt: headings, a task, rules as a list.
+    const [role, rules, format] = [0, 1, 2].map(() => pick(ROLE_PROMPT.headings, random));
+    return [
+      `${role}\n${pick(ROLE_PROMPT.openers, random).replace('{role}', pick(ROLE_PROMPT.roles, random))} ${pick(ROLE_PROMPT.tasks, random)}`,
+      `${rules}\n- ${pick(ROLE_PROMPT.constraints, random)}\n- ${pick(ROLE_PROMPT.constraints, random)}`,
+      `${format}\n- ${pick(ROLE_PROMPT.constraints, random)}`,
+    ].join('\n\n');
+  }
   const opener = pick(ROLE_PROMPT.openers, random).replace(
     '{role}',
     pick(ROLE_PROMPT.roles, random),

@@ -40,7 +40,7 @@ const CONFIGS = new Map<string, Config>(
     },
     'extra+plant+mix+perturb+templates': {
       data: { extra: true, drop: [] },
-      options: { plant: 2000, mix: 1000, perturb: 1000, templates: 3000 },
+      options: { plant: 2000, mix: 1000, perturb: 1000, templates: 10000 },
     },
   } satisfies Record<string, Config>),
 );

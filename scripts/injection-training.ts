@@ -85,7 +85,7 @@ export const DEFAULT_OPTIONS: TrainOptions = {
   plant: 2000,
   perturb: 1000,
   mix: 1000,
-  templates: 0,
+  templates: 10000,
   seed: 1,
 };
 

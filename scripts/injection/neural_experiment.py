@@ -168,6 +168,13 @@ def ensemble_main(a):
         r["ids"] = char_ids(r["text"])
         by_fold.setdefault(r["fold"], {"fit": [], "pool": [], "test": []})[r["role"]].append(r)
     alphas = [float(x) for x in a.alphas.split(",")]
+    sampler = random.Random(a.seed)
+    for f in by_fold.values():
+        # The augmented rows outnumber the real ones; a seeded sample keeps a fold in minutes.
+        real = [r for r in f["fit"] if r["family"] != "augmented"]
+        augmented = [r for r in f["fit"] if r["family"] == "augmented"]
+        sampler.shuffle(augmented)
+        f["fit"] = real + augmented[: a.max_augmented]
     folds = []
     for name, f in by_fold.items():
         started = time.time()
@@ -187,7 +194,8 @@ def ensemble_main(a):
     print(json.dumps(report, indent=2))
     if a.out:
         with open(a.out, "w", encoding="utf8") as out:
-            json.dump({"epochs": a.epochs, "seed": a.seed, "folds": list(by_fold), "pooled": report},
+            json.dump({"epochs": a.epochs, "seed": a.seed, "folds": list(by_fold),
+                       "max_augmented": a.max_augmented, "pooled": report},
                       out, indent=2)
 
 
@@ -197,6 +205,8 @@ def main():
     p.add_argument("--folds-file", action="store_true",
                    help="windows is an export of scripts/injection-export-folds.ts: ensemble mode")
     p.add_argument("--alphas", default="0.5,1")
+    p.add_argument("--max-augmented", type=int, default=6000,
+                   help="ensemble mode: at most this many augmented fit rows per fold")
     p.add_argument("--folds", default="agentdojo,deepset,ml_override,spikee")
     p.add_argument("--epochs", type=int, default=4)
     p.add_argument("--seed", type=int, default=1)

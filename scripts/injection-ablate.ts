@@ -1,7 +1,7 @@
 /**
  * Which data and augmentations move the leave-one-source-out number:
  *
- *   npx ts-node --transpile-only scripts/injection-ablate.ts [name ...] [--json]
+ *   npx ts-node --transpile-only scripts/injection-ablate.ts [name ...] [--only fam,...] [--json]
  *
  * Runs the full leave-one-source-out protocol of eval:injection (linear model) for each named
  * configuration (all of them without names) and prints the pooled headline (TPR at 1% FPR on
@@ -23,7 +23,7 @@ interface Config {
   options: Partial<TrainOptions>;
 }
 
-const NONE = { plant: 0, perturb: 0, mix: 0 };
+const NONE = { plant: 0, perturb: 0, mix: 0, templates: 0 };
 const CONFIGS = new Map<string, Config>(
   Object.entries({
     base: { data: { extra: false, drop: [] }, options: NONE },
@@ -36,7 +36,11 @@ const CONFIGS = new Map<string, Config>(
     },
     'extra+plant+mix+perturb': {
       data: { extra: true, drop: [] },
-      options: { plant: 2000, mix: 1000, perturb: 1000 },
+      options: { plant: 2000, mix: 1000, perturb: 1000, templates: 0 },
+    },
+    'extra+plant+mix+perturb+templates': {
+      data: { extra: true, drop: [] },
+      options: { plant: 2000, mix: 1000, perturb: 1000, templates: 10000 },
     },
   } satisfies Record<string, Config>),
 );
@@ -72,7 +76,12 @@ function line(name: string, l: LosoSummary): string {
 
 function main(): void {
   const json = process.argv.includes('--json');
-  const names = process.argv.slice(2).filter((a) => !a.startsWith('--'));
+  // `--only fam1,fam2`: leave out only these families (a quicker, comparable subset).
+  const onlyAt = process.argv.indexOf('--only');
+  const only = onlyAt >= 0 ? (process.argv[onlyAt + 1] ?? '').split(',') : undefined;
+  const names = process.argv
+    .slice(2)
+    .filter((a, i, all) => !a.startsWith('--') && all[i - 1] !== '--only');
   const chosen = names.length > 0 ? names : [...CONFIGS.keys()];
   const header = [
     'config'.padEnd(26),
@@ -94,7 +103,7 @@ function main(): void {
     const started = Date.now();
     const options: TrainOptions = { ...DEFAULT_OPTIONS, ...config.options };
     const rows = loadRows(config.data);
-    const loso = losoSummary(leaveOneSourceOut(featurize(rows, options), options));
+    const loso = losoSummary(leaveOneSourceOut(featurize(rows, options), { ...options, only }));
     results.set(name, loso);
     process.stderr.write(`${name}: ${((Date.now() - started) / 1000).toFixed(0)} s\n`);
     if (!json) {

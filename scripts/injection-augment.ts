@@ -11,8 +11,10 @@
  * - perturb: an injection row and a benign row under the same surface transform (upper or
  *   random case, spread whitespace, Cyrillic homoglyphs, zero-width characters, base64 or
  *   rot13 of the text behind a neutral lead-in).
- * - mix: translation-free multilingual templates: a benign row of one language followed or
- *   preceded by an injection row of another, against two benign rows of those languages.
+ * - mix: a benign row of one language followed or preceded by an injection row of another,
+ *   against two benign rows of those languages.
+ * - templates (injection/templates.ts): hand-written injections and benign sentences in 25
+ *   languages, planted into benign rows with a benign twin.
  */
 
 /** The fields augmentations read and write (a subset of the training Row). */
@@ -46,17 +48,18 @@ function picker(random: () => number): Pick {
   return <T>(list: readonly T[]): T => list[Math.floor(random() * list.length)];
 }
 
-const WRAPS: readonly ((s: string) => string)[] = [
-  (s) => s,
-  (s) => `<!-- ${s} -->`,
-  (s) => JSON.stringify(s).slice(1, -1),
-  (s) => `> ${s.replace(/\n/g, '\n> ')}`,
-  (s) => `<div style="display:none">${s}</div>`,
-  (s) => `\n\n${s}\n\n`,
+/** Ways an instruction hides in a carrier (plain, HTML comment, JSON string, quote...). */
+export const WRAPS: readonly ((s: string) => string)[] = [
+  (s: string): string => s,
+  (s: string): string => `<!-- ${s} -->`,
+  (s: string): string => JSON.stringify(s).slice(1, -1),
+  (s: string): string => `> ${s.replace(/\n/g, '\n> ')}`,
+  (s: string): string => `<div style="display:none">${s}</div>`,
+  (s: string): string => `\n\n${s}\n\n`,
 ];
 
 /** A position inside `text`: a line break, a sentence end, or anywhere between words. */
-function insertAt(text: string, random: () => number): number {
+export function insertAt(text: string, random: () => number): number {
   const mode = random();
   const from = Math.floor(random() * text.length);
   if (mode < 0.4) {

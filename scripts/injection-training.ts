@@ -19,6 +19,7 @@ import {
 } from '../src/policy/protections/prompt-injection/model/linear';
 import { own } from '../src/common/own';
 import { mixRows, perturbRows, plantRows, rng, type AugmentRow } from './injection-augment';
+import { templateRows } from './injection/templates';
 import {
   parseJsonl,
   splitBucket,
@@ -66,6 +67,8 @@ export interface TrainOptions {
   perturb: number;
   /** Cross-language benign + injection pairs (see injection-augment.ts). */
   mix: number;
+  /** Hand-written multilingual template pairs (see injection/templates.ts). */
+  templates: number;
   seed: number;
 }
 
@@ -82,6 +85,7 @@ export const DEFAULT_OPTIONS: TrainOptions = {
   plant: 2000,
   perturb: 1000,
   mix: 1000,
+  templates: 10000,
   seed: 1,
 };
 
@@ -239,6 +243,7 @@ export function augment(examples: readonly Example[], o: TrainOptions): Example[
     ...plantRows(given, o.plant, seed),
     ...perturbRows(given, o.perturb, seed),
     ...mixRows(given, o.mix, seed),
+    ...templateRows(given, o.templates, seed),
   ];
   const rows: Row[] = extra.map((r) => ({
     ...r,

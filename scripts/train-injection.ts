@@ -70,6 +70,7 @@ function parseArgs(argv: string[]): Args {
     'plant',
     'perturb',
     'mix',
+    'templates',
     'signalDropout',
     'seed',
   ]);
@@ -140,6 +141,7 @@ function main(): void {
     plant: args.plant,
     perturb: args.perturb,
     mix: args.mix,
+    templates: args.templates,
     seed: args.seed,
   };
   const started = Date.now();

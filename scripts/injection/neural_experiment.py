@@ -2,6 +2,11 @@
 
     python3 scripts/injection/neural_experiment.py /tmp/windows.jsonl \
         --folds agentdojo,deepset,ml_override,spikee --epochs 4 --out /tmp/neural.json
+    python3 scripts/injection/neural_experiment.py /tmp/folds.jsonl --folds-file --epochs 3
+
+The second form (ensemble) reads scripts/injection-export-folds.ts's export: the linear fold
+model's logit and window of every row, so the CNN and the linear model are compared, and
+ensembled, on the same folds with the pooled leave-one-source-out headline.
 
 Reads the windows exported by scripts/injection-export-windows.ts (the normalized text of the
 most suspicious 512-character window of every row, as the gateway's linear model picks it)
@@ -133,15 +138,84 @@ def rate(values, t):
     return sum(v >= t for v in values) / len(values) if values else float("nan")
 
 
+NOT_A_LANGUAGE = {"en", "code", "en/de", "mixed", "multi", None}
+
+
+def pooled(folds, scorer):
+    """The LOSO headline: each fold's test scores minus its 1%-FPR threshold on the pool, then
+    one threshold at 1% FPR on every fold's benign test rows; TPR, non-English TPR, hard FPR."""
+    pos, neg, non_en, hard = [], [], [], []
+    for f in folds:
+        t = threshold_at(f["pool"][scorer])
+        for r, z in zip(f["test"], f["test_scores"][scorer]):
+            (pos if r["label"] == 1 else neg).append(z - t)
+            if r["label"] == 1 and r["lang"] not in NOT_A_LANGUAGE:
+                non_en.append(z - t)
+            if r["label"] == 0 and r["hard"]:
+                hard.append(z - t)
+    t = threshold_at(neg)
+    return {"tpr": rate(pos, t), "non_english": rate(non_en, t), "hard_fpr": rate(hard, t),
+            "positives": len(pos), "negatives": len(neg)}
+
+
+def ensemble_main(a):
+    """--folds-file: LOSO folds exported by scripts/injection-export-folds.ts (the linear fold
+    model's logit and window per row). Trains the CNN per fold on the fold's fit rows and
+    compares linear, CNN and linear + alpha * CNN with the pooled LOSO protocol."""
+    by_fold = {}
+    for line in open(a.windows, encoding="utf8"):
+        r = json.loads(line)
+        r["ids"] = char_ids(r["text"])
+        by_fold.setdefault(r["fold"], {"fit": [], "pool": [], "test": []})[r["role"]].append(r)
+    alphas = [float(x) for x in a.alphas.split(",")]
+    sampler = random.Random(a.seed)
+    for f in by_fold.values():
+        # The augmented rows outnumber the real ones; a seeded sample keeps a fold in minutes.
+        real = [r for r in f["fit"] if r["family"] != "augmented"]
+        augmented = [r for r in f["fit"] if r["family"] == "augmented"]
+        sampler.shuffle(augmented)
+        f["fit"] = real + augmented[: a.max_augmented]
+    folds = []
+    for name, f in by_fold.items():
+        started = time.time()
+        model = train(f["fit"], a.epochs, a.seed)
+        cnn_pool, cnn_test = logits(model, f["pool"]), logits(model, f["test"])
+        lin_pool = [r["logit"] for r in f["pool"]]
+        lin_test = [r["logit"] for r in f["test"]]
+        fold = {"pool": {"linear": lin_pool, "cnn": cnn_pool},
+                "test": f["test"], "test_scores": {"linear": lin_test, "cnn": cnn_test}}
+        for alpha in alphas:
+            key = f"linear+{alpha}*cnn"
+            fold["pool"][key] = [x + alpha * y for x, y in zip(lin_pool, cnn_pool)]
+            fold["test_scores"][key] = [x + alpha * y for x, y in zip(lin_test, cnn_test)]
+        folds.append(fold)
+        print(json.dumps({"fold": name, "seconds": round(time.time() - started)}), flush=True)
+    report = {k: pooled(folds, k) for k in folds[0]["pool"]}
+    print(json.dumps(report, indent=2))
+    if a.out:
+        with open(a.out, "w", encoding="utf8") as out:
+            json.dump({"epochs": a.epochs, "seed": a.seed, "folds": list(by_fold),
+                       "max_augmented": a.max_augmented, "pooled": report},
+                      out, indent=2)
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("windows")
+    p.add_argument("--folds-file", action="store_true",
+                   help="windows is an export of scripts/injection-export-folds.ts: ensemble mode")
+    p.add_argument("--alphas", default="0.5,1")
+    p.add_argument("--max-augmented", type=int, default=6000,
+                   help="ensemble mode: at most this many augmented fit rows per fold")
     p.add_argument("--folds", default="agentdojo,deepset,ml_override,spikee")
     p.add_argument("--epochs", type=int, default=4)
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--out", default=None)
     a = p.parse_args()
     torch.set_num_threads(1)
+    if a.folds_file:
+        ensemble_main(a)
+        return
     rows = [json.loads(line) for line in open(a.windows, encoding="utf8")]
     for r in rows:
         r["ids"] = char_ids(r["text"])

@@ -1,5 +1,6 @@
 import type { SignalDef } from './signals';
 import { SEP, WD, gap, alt, re, p } from './signal-helpers';
+import { MULTILINGUAL_OVERRIDE } from './signals-multilingual';
 
 /** Signals that override, replace or announce instructions. */
 
@@ -145,6 +146,8 @@ export const INSTRUCTION_OVERRIDE: SignalDef = {
       `\\bzaboravi(?:te)? (?:sve|sva)\\b`,
       '(?:забуд|игнориру|проигнориру)[а-я]{0,4}[^a-z]{1,30}(?:инструкци|правил|указани|все)',
     ),
+    // The same intent in 19 more languages and scripts (verb + noun within one clause).
+    MULTILINGUAL_OVERRIDE,
   ],
   compact: [
     /(?:ignore|disregard|forget|bypass|override)(?:all|any|the|your|every)?(?:the)?(?:previous|prior|above|earlier|preceding|initial|original)(?:instructions?|rules|prompts?|directions|guidelines|commands|context)/,

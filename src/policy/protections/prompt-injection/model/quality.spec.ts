@@ -30,8 +30,10 @@ withData('committed prompt-injection model on held-out dev rows', () => {
   const pos = scores.filter((_, i) => rows[i].label === 1);
   const neg = scores.filter((_, i) => rows[i].label === 0);
 
+  // A floor on known sources, not the goal: the multilingual templates (issue 30) cost the
+  // held-out dev rows one point (85.9% -> 84.9%) for +20 points on unseen sources.
   it('catches most injections at 1% false positives', () => {
-    expect(rateAtOrAbove(pos, thresholdAtFpr(neg, 0.01))).toBeGreaterThanOrEqual(0.85);
+    expect(rateAtOrAbove(pos, thresholdAtFpr(neg, 0.01))).toBeGreaterThanOrEqual(0.84);
   });
 
   it('keeps hard negatives under 2% false positives at the default threshold', () => {

@@ -9,6 +9,7 @@ import {
   failureEvents,
   fromResponsesUsage,
 } from './responses.wire';
+import { escapeRegExp } from '../../common/regexp';
 
 /** Lifecycle events: each carries a `response` snapshot with the model id. */
 const LIFECYCLE = new Set([
@@ -22,10 +23,6 @@ const LIFECYCLE = new Set([
 /** The events that end a response. */
 export const TERMINAL = new Set(['response.completed', 'response.incomplete', 'response.failed']);
 const SEQUENCE = /"sequence_number"\s*:\s*(\d+)/;
-
-function escapeRegExp(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-}
 
 function parse(data: string): Record<string, unknown> | undefined {
   try {

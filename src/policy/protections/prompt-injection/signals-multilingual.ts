@@ -1,5 +1,6 @@
 import { normalizeText } from './normalize';
 import type { PatternSpec } from './signals';
+import { escapeRegExp } from '../../../common/regexp';
 
 /**
  * "Ignore the previous instructions" in languages the English, German and Romance patterns
@@ -196,13 +197,9 @@ const LEXICONS: Readonly<Record<string, Lexicon>> = {
 /** Characters that end a clause (commas too) in the scripts above: the gap never crosses them. */
 const CLAUSE_END = '\\n.!?。！？।,，、;；:：،';
 
-function escape(s: string): string {
-  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-}
-
 /** A keyword as the patterns see it (same normalization as the text they run on). */
 function normal(word: string): string {
-  return escape(normalizeText(word).text.trim());
+  return escapeRegExp(normalizeText(word).text.trim());
 }
 
 function group(words: readonly string[]): string {

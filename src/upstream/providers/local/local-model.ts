@@ -8,6 +8,7 @@ import type {
   ReasoningEffort,
 } from '../../../core/canonical';
 import { schemaInstance } from './schema-instance';
+import { escapeRegExp } from '../../../common/regexp';
 
 /**
  * The embedded local model's behaviour, as a pure function of the request: what it will
@@ -148,7 +149,7 @@ function valuesInText(
   const properties = (objectSchema.properties ?? {}) as Record<string, Record<string, unknown>>;
   const values: Record<string, unknown> = {};
   for (const [name, schema] of Object.entries(properties)) {
-    const escaped = name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    const escaped = escapeRegExp(name);
     const match = new RegExp(`\\b${escaped}\\s*[=:]\\s*("([^"]*)"|[^\\s,;]+)`).exec(text);
     if (match) {
       setOwn(values, name, coerce(match[2] ?? match[1], schema));

@@ -5,6 +5,7 @@ import type { JudgeClient, JudgePromptBound } from '../../judge/judge-client';
 import { PROMPT_INJECTION_TOOL } from '../../protection-facts';
 import { recordProtectionUsage } from '../../protection-usage';
 import type { InjectionSignal } from '../detector';
+import { escapeRegExp } from '../../../../common/regexp';
 
 /**
  * The LLM-judge prompt of prompt_injection_protection, shared by the local model's second
@@ -50,7 +51,7 @@ function locate(text: string, signal: InjectionSignal): [number, number] | undef
   if (words.length === 0) {
     return undefined;
   }
-  const escaped = words.map((w) => w.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
+  const escaped = words.map(escapeRegExp);
   const m = new RegExp(escaped.join('\\s+'), 'i').exec(text);
   return m === null ? undefined : [m.index, m.index + m[0].length];
 }

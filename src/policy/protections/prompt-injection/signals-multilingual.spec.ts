@@ -1,3 +1,4 @@
+import { growth, LINEAR_GROWTH } from '../../../../test/support/growth';
 import { collectSignals, warmUpDetector } from './detector';
 
 const overrides = (text: string): boolean => collectSignals(text).has('instruction_override');
@@ -48,9 +49,7 @@ describe('multilingual instruction_override patterns', () => {
   });
 
   it('stays linear on a long run of keywords without a clause end', () => {
-    const text = '忽略'.repeat(20_000) + '规则'.repeat(20_000);
-    const started = performance.now();
-    collectSignals(text);
-    expect(performance.now() - started).toBeLessThan(2000);
+    const cost = growth((size) => collectSignals('忽略'.repeat(size) + '规则'.repeat(size)), 2_000);
+    expect(cost).toBeLessThan(LINEAR_GROWTH);
   });
 });

@@ -75,6 +75,18 @@ describe('RestartingPglite', () => {
     expect(starts).toHaveBeenCalledTimes(1);
   });
 
+  it('closes the worker a restart under way is starting', async () => {
+    const starts = jest.fn((location: string) => PgliteWorker.start(location));
+    const session = await RestartingPglite.open(join(dir, 'pglite'), starts);
+    await new Promise((r) => setTimeout(r, 1_100)); // past the restart interval
+    await kill((await starts.mock.results[0].value) as PgliteWorker);
+    const query = session.query('SELECT 1', []).catch(() => undefined);
+    expect(starts).toHaveBeenCalledTimes(2); // the restart is under way
+    await session.close();
+    await query;
+    expect(((await starts.mock.results[1].value) as PgliteWorker).closed).toBe(true);
+  });
+
   it('runs none of its later statements on the new worker, and rolls it back quietly', async () => {
     const { workers, db } = await restarting(dir);
     try {

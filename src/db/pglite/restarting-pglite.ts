@@ -63,9 +63,11 @@ export class RestartingPglite implements PgliteSession {
     return worker.query(sql, params);
   }
 
-  close(): Promise<void> {
+  async close(): Promise<void> {
     this.closed = true;
-    return this.worker.close();
+    // A restart under way would leave its new worker running: close that one once started.
+    await this.starting?.catch(() => undefined);
+    await this.worker.close();
   }
 
   private restart(): Promise<PgliteWorker> {

@@ -322,35 +322,47 @@ export class LimitsService implements OnModuleInit, OnApplicationShutdown {
     if (!result.allowed) {
       throw this.refusal(plan, result);
     }
-    const tokenSpecs: BucketSpec[] = [];
-    const leases: LeaseSpec[] = [];
-    for (const dim of plan.dims) {
-      if (dim.spec.kind === 'lease') {
-        leases.push(dim.spec);
-      } else if (dim.metric === 'tokens') {
-        tokenSpecs.push(dim.spec);
-      }
-    }
+    // Only the leases and token buckets outlive admission (until the response closes),
+    // and only they are kept: not the plan, its dimensions or arrays sized by push().
+    const leases = plan.dims.filter((d) => d.spec.kind === 'lease').map((d) => d.spec as LeaseSpec);
+    const tokenSpecs = plan.dims
+      .filter((d) => d.metric === 'tokens' && d.spec.kind === 'bucket')
+      .map((d) => d.spec as BucketSpec);
     if (tokenSpecs.length > 0 || leases.length > 0) {
-      const done = (): void => {
-        for (const lease of leases) {
-          this.store.release(lease);
-        }
-        if (tokenSpecs.length > 0) {
-          const used = tokensUsed(req, res, plan.tokenCost);
-          if (used !== plan.tokenCost) {
-            this.store.adjust(tokenSpecs, used - plan.tokenCost);
-          }
-        }
-      };
-      // A client can hang up while Redis decides: then 'close' has already fired.
-      if (res.closed) {
-        done();
-      } else {
-        res.on('close', done); // 'close' comes once: no once() wrapper per request
-      }
+      this.settleOnClose(req, res, leases, tokenSpecs, plan.tokenCost);
     }
     return true;
+  }
+
+  /**
+   * Gives back the leases and corrects the token buckets by the tokens used once the
+   * response is over. Built here, not in settle(), so that the listener's scope holds these
+   * arguments and not settle()'s plan.
+   */
+  private settleOnClose(
+    req: GatewayRequest,
+    res: GatewayResponse,
+    leases: LeaseSpec[],
+    tokenSpecs: BucketSpec[],
+    reserved: number,
+  ): void {
+    const done = (): void => {
+      for (const lease of leases) {
+        this.store.release(lease);
+      }
+      if (tokenSpecs.length > 0) {
+        const used = tokensUsed(req, res, reserved);
+        if (used !== reserved) {
+          this.store.adjust(tokenSpecs, used - reserved);
+        }
+      }
+    };
+    // A client can hang up while Redis decides: then 'close' has already fired.
+    if (res.closed) {
+      done();
+    } else {
+      res.on('close', done); // 'close' comes once: no once() wrapper per request
+    }
   }
 
   private refusal(plan: RatePlan, result: AcquireResult): RateLimitExceededError {

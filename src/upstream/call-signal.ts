@@ -87,8 +87,12 @@ export class CallAbort implements CallSignal {
     if (type !== 'abort' || (this.aborted && this.listeners === undefined)) {
       return;
     }
-    const listeners = (this.listeners ??= []);
-    if (!listeners.includes(listener)) {
+    const listeners = this.listeners;
+    // A literal holds its one listener exactly; `[]` grown by push() reserves 17 slots,
+    // kept for as long as a stream is open.
+    if (listeners === undefined) {
+      this.listeners = [listener];
+    } else if (!listeners.includes(listener)) {
       listeners.push(listener);
     }
   }

@@ -6,7 +6,7 @@
 export class FlowControl {
   private paused = false;
   private waiters: (() => void)[] = [];
-  private listeners: { pause(): void; resume(): void }[] = [];
+  private listeners: { pause(): void; resume(): void }[] | undefined = undefined;
 
   get isPaused(): boolean {
     return this.paused;
@@ -17,7 +17,7 @@ export class FlowControl {
       return;
     }
     this.paused = true;
-    for (const l of this.listeners) {
+    for (const l of this.listeners ?? []) {
       l.pause();
     }
   }
@@ -27,7 +27,7 @@ export class FlowControl {
       return;
     }
     this.paused = false;
-    for (const l of this.listeners) {
+    for (const l of this.listeners ?? []) {
       l.resume();
     }
     const waiters = this.waiters;
@@ -44,7 +44,13 @@ export class FlowControl {
 
   /** Registers a source that can pause itself (e.g. a readable stream). */
   attach(listener: { pause(): void; resume(): void }): void {
-    this.listeners.push(listener);
+    // A literal holds the usual one source exactly (`[]` grown by push() reserves 17 slots
+    // for the whole stream).
+    if (this.listeners === undefined) {
+      this.listeners = [listener];
+    } else {
+      this.listeners.push(listener);
+    }
     if (this.paused) {
       listener.pause();
     }

@@ -53,12 +53,13 @@ export function startBare(
   upstreamPort: number,
   key: string,
   file: FloorFile = 'bare-proxy.ts',
+  execArgv: string[] = [],
 ): Promise<BareChild> {
   const args = [`--upstream=http://127.0.0.1:${upstreamPort}`, `--key=${key}`];
   const child = fork(compiled(file), args, {
     // The compiled file sits outside the checkout: resolve its packages from ours.
     env: { PATH: process.env.PATH ?? '', NODE_PATH: join(ROOT, 'node_modules') },
-    execArgv: [],
+    execArgv,
     stdio: ['ignore', 2, 2, 'ipc'],
   });
   return new Promise((resolve, reject) => {

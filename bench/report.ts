@@ -245,6 +245,13 @@ export function capacityRows(c: StreamsResult): string {
       '',
       c.mbPer1000Streams,
     ]),
+    row4('MB per 1,000 streams, marginal', [
+      c.bare.marginalMbPer1000Streams,
+      np?.marginalMbPer1000Streams,
+      '',
+      c.marginalMbPer1000Streams,
+    ]),
+    row4('live heap per stream (KB)', ['', np?.heapKbPerStream, '', c.heapKbPerStream]),
     row4('streams completed', [
       String(c.bare.completed),
       String(np?.completed ?? '-'),

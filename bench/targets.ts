@@ -155,6 +155,24 @@ export function headlines(results: VariantResult[], capacity: StreamsResult): He
       bound: 'max',
       target: 40,
     },
+    info(
+      'floor: Nest floor proxy MB per 1,000 streams, marginal',
+      capacity.nestProxy?.marginalMbPer1000Streams ?? NaN,
+      'MB',
+    ),
+    {
+      label: 'memory per 1,000 streams, marginal (half to all open)',
+      value: capacity.marginalMbPer1000Streams ?? NaN,
+      unit: 'MB',
+      bound: 'max',
+      target: 40,
+    },
+    info(
+      'floor: Nest floor proxy live heap per stream',
+      capacity.nestProxy?.heapKbPerStream ?? NaN,
+      'KB',
+    ),
+    info('live heap per stream', capacity.heapKbPerStream ?? NaN, 'KB'),
     info('floor: bare Nest idle RSS (2 s after ready)', bareNest?.idleRssMb ?? NaN, 'MB'),
     info('idle RSS (2 s after ready)', capacity.idleRssMb, 'MB'),
     {

@@ -21,7 +21,7 @@ describe('endWith', () => {
     });
     await expect(
       new Promise((resolve, reject) =>
-        out.subscribe({ next: (v) => seen.push(v), error: reject, complete: resolve }),
+        out.subscribe({ next: (v) => seen.push(v), error: reject, complete: () => resolve(seen) }),
       ),
     ).rejects.toMatchObject({ status: 502, code: 'upstream_stream_incomplete' });
     expect(seen).toEqual(['a']);

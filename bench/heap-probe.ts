@@ -7,6 +7,8 @@
  */
 import { WebSocket, request } from 'undici';
 
+const CALL_TIMEOUT_MS = 30_000;
+
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 /** The node flag that fixes the inspector's port without opening it. */
@@ -59,10 +61,18 @@ export class HeapProbe {
     return new HeapProbe(ws);
   }
 
+  /** One inspector command; rejects after CALL_TIMEOUT_MS (a full collection takes < 1 s). */
   private call(method: string, params?: object): Promise<unknown> {
     const id = this.next++;
-    return new Promise((resolve) => {
-      this.pending.set(id, resolve);
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.pending.delete(id);
+        reject(new Error(`inspector: no answer to ${method} in ${CALL_TIMEOUT_MS} ms`));
+      }, CALL_TIMEOUT_MS);
+      this.pending.set(id, (result) => {
+        clearTimeout(timer);
+        resolve(result);
+      });
       this.ws.send(JSON.stringify({ id, method, params }));
     });
   }

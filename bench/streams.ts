@@ -224,14 +224,34 @@ async function openStreams(
  */
 async function heapPerStreamKb(origin: string, pid: number, inspectPort: number): Promise<number> {
   const count = Math.max(100, Math.round(HEAP_STREAMS * SCALE));
-  const probe = await HeapProbe.open(pid, inspectPort);
+  // The run's other figures stand without this one (the port taken, say).
+  const without = (e: unknown): number => {
+    log(`[capacity] no live heap figure: ${(e as Error).message}`);
+    return NaN;
+  };
+  let probe: HeapProbe;
+  try {
+    probe = await HeapProbe.open(pid, inspectPort);
+  } catch (e) {
+    return without(e);
+  }
   try {
     const atRest = await probe.liveHeapBytes();
     let open = NaN;
-    const r = await openStreams(origin, count, pid, 1, async () => {
-      open = await probe.liveHeapBytes();
-    });
+    let failed: unknown;
+    // Caught here, so that the open streams are still read to their end.
+    const r = await openStreams(origin, count, pid, 1, () =>
+      probe.liveHeapBytes().then(
+        (bytes) => void (open = bytes),
+        (e: unknown) => void (failed = e),
+      ),
+    );
+    if (failed !== undefined) {
+      return without(failed);
+    }
     return r.heldThrough ? round((open - atRest) / 1024 / count, 1) : NaN;
+  } catch (e) {
+    return without(e);
   } finally {
     probe.close();
   }

@@ -1,6 +1,5 @@
 import type { SignalDef } from './signals';
 import { SEP, gap, alt, p } from './signal-helpers';
-import { MULTILINGUAL_FORCED, MULTILINGUAL_REVEAL } from './signals-multilingual-intents';
 
 /** Signals of exfiltration, fake delimiters, forced output and agent or tool hijacking. */
 
@@ -60,8 +59,6 @@ export const PROMPT_EXFILTRATION: SignalDef = {
       '\\b(?:montre|affiche|revele|repete|donne)(?:[ -]moi)? (?:tes|vos|le|les|ton|votre) (?:instructions|prompt|consignes|regles)\\b',
       '\\b(?:muestra|revela|repite|dime|ensena)(?:me)? (?:tus|las|el|su|sus) (?:instrucciones|prompt|reglas)\\b|\\b(?:mostra|rivela|ripeti|dimmi)(?:mi)? (?:le tue|il tuo|le|il) (?:istruzioni|prompt|regole)\\b|\\b(?:mostre|revele|repita|diga)(?:-me)? (?:suas|as|o seu|seu) (?:instrucoes|prompt|regras)\\b',
     ),
-    // "Reveal your system prompt" in 19 more languages (verb + the assistant's own prompt).
-    MULTILINGUAL_REVEAL,
   ],
   compact: [
     /(?:reveal|print|show|repeat|output|tellme|display)(?:me)?(?:all)?(?:your|the)(?:system|initial|original|hidden|secret)?(?:prompt|instructions)/,
@@ -103,8 +100,6 @@ export const FORCED_OUTPUT: SignalDef = {
       '\\b(?:correct|right) (?:answer|response) is ["\']',
       '\\b(?:sage|schreibe?|antworte) (?:nur|einfach|ausschliesslich)\\b|\\bdi lo siguiente\\b|\\bdites ce qui suit\\b',
     ),
-    // "Just / only output X" in 19 more languages.
-    MULTILINGUAL_FORCED,
   ],
 };
 

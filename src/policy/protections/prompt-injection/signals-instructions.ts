@@ -1,7 +1,6 @@
 import type { SignalDef } from './signals';
 import { SEP, WD, gap, alt, re, p } from './signal-helpers';
 import { MULTILINGUAL_OVERRIDE } from './signals-multilingual';
-import { MULTILINGUAL_NEW_TASK } from './signals-multilingual-intents';
 
 /** Signals that override, replace or announce instructions. */
 
@@ -178,8 +177,6 @@ export const NEW_INSTRUCTIONS: SignalDef = {
       '\\bnuov[ei] (?:istruzioni|compiti|compito|regole|direttive)\\b|\\bda (?:ora|adesso) in (?:poi|avanti)\\b',
       '\\bnovas? (?:instrucoes|tarefas?|regras|diretrizes)\\b|(?<=\\ba )partir de agora\\b|\\bde agora em diante\\b|\\bem vez disso\\b',
     ),
-    // "Your new task" / "from now on you" in 19 more languages.
-    MULTILINGUAL_NEW_TASK,
   ],
 };
 

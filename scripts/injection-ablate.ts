@@ -1,7 +1,7 @@
 /**
  * Which data and augmentations move the leave-one-source-out number:
  *
- *   npx ts-node --transpile-only scripts/injection-ablate.ts [name ...] [--only fam,...] [--json]
+ *   npx ts-node --transpile-only scripts/injection-ablate.ts [name ...] [--only fam,...] [--set k=v,...] [--json]
  *
  * Runs the full leave-one-source-out protocol of eval:injection (linear model) for each named
  * configuration (all of them without names) and prints the pooled headline (TPR at 1% FPR on
@@ -79,9 +79,24 @@ function main(): void {
   // `--only fam1,fam2`: leave out only these families (a quicker, comparable subset).
   const onlyAt = process.argv.indexOf('--only');
   const only = onlyAt >= 0 ? (process.argv[onlyAt + 1] ?? '').split(',') : undefined;
+  // `--set key=value,...`: numeric training options over each configuration (a LOSO-calibrated
+  // choice of regularisation or weighting, never one tuned on the dev rows).
+  const setAt = process.argv.indexOf('--set');
+  const overrides: Partial<TrainOptions> = {};
+  for (const pair of setAt >= 0 ? (process.argv[setAt + 1] ?? '').split(',') : []) {
+    const [key, value] = pair.split('=');
+    if (!(key in DEFAULT_OPTIONS) || !Number.isFinite(Number(value))) {
+      throw new Error(
+        `--set ${pair}: expected a numeric option of ${Object.keys(DEFAULT_OPTIONS).join(', ')}`,
+      );
+    }
+    Object.assign(overrides, { [key]: Number(value) });
+  }
   const names = process.argv
     .slice(2)
-    .filter((a, i, all) => !a.startsWith('--') && all[i - 1] !== '--only');
+    .filter(
+      (a, i, all) => !a.startsWith('--') && all[i - 1] !== '--only' && all[i - 1] !== '--set',
+    );
   const chosen = names.length > 0 ? names : [...CONFIGS.keys()];
   const header = [
     'config'.padEnd(26),
@@ -101,7 +116,7 @@ function main(): void {
       throw new Error(`unknown configuration ${name}; known: ${[...CONFIGS.keys()].join(', ')}`);
     }
     const started = Date.now();
-    const options: TrainOptions = { ...DEFAULT_OPTIONS, ...config.options };
+    const options: TrainOptions = { ...DEFAULT_OPTIONS, ...config.options, ...overrides };
     const rows = loadRows(config.data);
     const loso = losoSummary(leaveOneSourceOut(featurize(rows, options), { ...options, only }));
     results.set(name, loso);

@@ -156,12 +156,12 @@ export function headlines(results: VariantResult[], capacity: StreamsResult): He
       target: 40,
     },
     info(
-      'floor: Nest floor proxy MB per 1,000 streams, marginal',
+      'floor: Nest floor proxy MB per 1,000, marginal',
       capacity.nestProxy?.marginalMbPer1000Streams ?? NaN,
       'MB',
     ),
     {
-      label: 'memory per 1,000 streams, marginal (half to all open)',
+      label: 'memory per 1,000 streams, marginal',
       value: capacity.marginalMbPer1000Streams ?? NaN,
       unit: 'MB',
       bound: 'max',

@@ -155,6 +155,7 @@ async function openStreams(
   let heads = 0;
   let ended = 0;
   const one = async (dispatcher: Agent): Promise<void> => {
+    let headed = false;
     try {
       const res = await request(origin + CHAT_PATH, {
         method: 'POST',
@@ -163,6 +164,7 @@ async function openStreams(
         dispatcher,
       });
       heads++;
+      headed = true;
       const text = await res.body.text();
       if (res.statusCode !== 200) {
         fail(`HTTP ${res.statusCode}`);
@@ -174,7 +176,10 @@ async function openStreams(
         completed++;
       }
     } catch (e) {
-      heads++;
+      // A stream cut after its head was counted once already: the wave would move on early.
+      if (!headed) {
+        heads++;
+      }
       fail((e as { code?: string }).code ?? (e as Error).message);
     } finally {
       ended++;

@@ -6,7 +6,7 @@ import { UpstreamHttpError } from '../../../common/errors/gateway-errors';
 /** The scope Vertex AI's prediction calls need. */
 export const CLOUD_PLATFORM = 'https://www.googleapis.com/auth/cloud-platform';
 /**
- * The token endpoint google-auth-library (v11) posts the service-account grant to, and
+ * The token endpoint google-auth-library (v10 and v11) posts the service-account grant to, and
  * signs as the JWT's audience, whatever the key file's `token_uri` says.
  */
 const LIBRARY_TOKEN_URL = 'https://oauth2.googleapis.com/token';

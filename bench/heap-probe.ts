@@ -33,7 +33,7 @@ async function debuggerUrl(port: number): Promise<string> {
   throw new Error(`no inspector on port ${port}`);
 }
 
-/** An inspector session on the child: each call collects garbage and reads `heapUsed`. */
+/** An inspector session on the child: each call collects garbage and reads the live heap. */
 export class HeapProbe {
   private next = 1;
   private readonly pending = new Map<number, (result: unknown) => void>();
@@ -77,12 +77,17 @@ export class HeapProbe {
     });
   }
 
-  /** Bytes of live heap: two full collections (the second frees what the first's finalizers let go), then `heapUsed`. */
+  /**
+   * Bytes of live heap: two full collections (the second frees what the first's finalizers
+   * let go), then `heapUsed` plus `arrayBuffers`, the Buffers' bytes, which live outside
+   * the V8 heap (a request body a stream keeps, or the 8 KB pool slab a slice of it pins).
+   */
   async liveHeapBytes(): Promise<number> {
     await this.call('HeapProfiler.collectGarbage');
     await this.call('HeapProfiler.collectGarbage');
     const reply = (await this.call('Runtime.evaluate', {
-      expression: 'process.memoryUsage().heapUsed',
+      expression:
+        '(({ heapUsed, arrayBuffers }) => heapUsed + arrayBuffers)(process.memoryUsage())',
       returnByValue: true,
     })) as { result: { value: number } };
     return reply.result.value;

@@ -118,6 +118,12 @@ describe('spliceIncludeUsage', () => {
     });
   });
 
+  it('writes bytes of their own, not a slice of the shared pool the call would keep', () => {
+    const out = spliceIncludeUsage(Buffer.from('{"stream":true}'))!;
+    expect(out.toString('utf8')).toBe('{"stream_options":{"include_usage":true},"stream":true}');
+    expect(out.byteLength).toBe(out.buffer.byteLength);
+  });
+
   it('gives up on bytes that do not open an object', () => {
     expect(spliceIncludeUsage(Buffer.from('[1]'))).toBeUndefined();
     expect(spliceIncludeUsage(Buffer.from(''))).toBeUndefined();

@@ -73,7 +73,13 @@ export function spliceIncludeUsage(raw: Buffer): Buffer | undefined {
   if (raw[i] !== 0x7b) {
     return undefined;
   }
-  return Buffer.concat([raw.subarray(0, i + 1), INCLUDE_USAGE, raw.subarray(i + 1)]);
+  // Bytes of its own, not a slice of Node's shared pool: the upstream call keeps them (see
+  // ownBytes), and a slice would keep the pool's whole 8 KB slab for as long.
+  const out = Buffer.allocUnsafeSlow(raw.length + INCLUDE_USAGE.length);
+  raw.copy(out, 0, 0, i + 1);
+  INCLUDE_USAGE.copy(out, i + 1);
+  raw.copy(out, i + 1 + INCLUDE_USAGE.length, i + 1);
+  return out;
 }
 
 /** A chunk that finishes a choice: `"finish_reason":"..."`, i.e. a non-null value. */

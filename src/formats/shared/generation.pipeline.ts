@@ -211,12 +211,13 @@ export class GenerationPipeline {
     const path = pathOf(plan, a);
     capture?.begin(a.model);
     if (path.kind === 'native') {
-      const call = adapter.native(plan, a.model);
+      // The payload is left out of what the stream keeps: `fail` lives as long as it does.
+      const { payload, ...call } = adapter.native(plan, a.model);
       const started = path.provider.passthrough({
         model: a.model,
         format: adapter.format,
         answer: plan.format.answer,
-        body: call.payload,
+        body: payload,
         stream: true,
         ctx: a.ctx,
       });

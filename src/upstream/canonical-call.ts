@@ -18,8 +18,10 @@ export interface StreamDecoder {
 export interface CanonicalCall {
   /** Reads bodies and frames within the size caps, and redacts upstream error text. */
   http: UpstreamHttpClient;
-  /** Sends the request; resolves with a 2xx response, rejects with typed errors. */
-  send(): Promise<UpstreamResponse>;
+  /** The serialized upstream request: given to `send` once, then let go. */
+  payload: string;
+  /** Sends `payload`; resolves with a 2xx response, rejects with typed errors. */
+  send(payload: string): Promise<UpstreamResponse>;
   stream: boolean;
   /** How the upstream frames its stream (its descriptor's `framing`). */
   framing: StreamFraming;
@@ -34,21 +36,30 @@ export interface CanonicalCall {
 
 /**
  * One translated upstream call as a canonical event stream. Nothing is sent until
- * subscription; unsubscribing aborts the upstream request (and its body), so a client
+ * subscription, and it is sent once (a second subscription fails); unsubscribing aborts the upstream request (and its body), so a client
  * going away cancels it at once. Stream frames (SSE events or JSON lines, as the provider
  * frames them) go through the decoder (`[DONE]` ends a chat stream); backpressure reaches the upstream socket through `ctx.flow`. Every error
  * leaves redacted, since decoders build theirs from upstream text (error events, failed
  * responses); a frame that is not JSON fails the stream.
  */
-export function canonicalCall(call: CanonicalCall): Observable<CanonicalEvent> {
+export function canonicalCall({ payload, ...call }: CanonicalCall): Observable<CanonicalEvent> {
+  // The payload is often the whole conversation (hundreds of KB for an agent): it is sent
+  // once and let go, so that a stream running for minutes does not keep it.
+  let unsent: string | undefined = payload;
   return new Observable<CanonicalEvent>((subscriber) => {
+    const body = unsent;
+    unsent = undefined;
+    if (body === undefined) {
+      subscriber.error(new Error('an upstream call is sent once: call the provider again'));
+      return;
+    }
     const { ctx, http } = call;
     const fail = (e: unknown): void => subscriber.error(http.redactError(e));
     let closed = false;
     let innerTeardown: (() => void) | undefined;
     /** Set once the upstream answer was read to its end: nothing left to cancel. */
     let finished = false;
-    call.send().then(
+    call.send(body).then(
       async (res) => {
         if (closed) {
           res.body.destroy();

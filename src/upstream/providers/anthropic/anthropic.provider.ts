@@ -74,11 +74,11 @@ export class AnthropicProvider implements UpstreamProvider {
   ): Observable<CanonicalEvent> {
     const { body, dropped } = toAnthropicRequest(request, model);
     ctx.droppedParams?.push(...dropped);
-    const payload = JSON.stringify(body);
     return canonicalCall({
       http: this.http,
       framing: 'sse',
-      send: () => this.post('/v1/messages', payload, ctx),
+      payload: JSON.stringify(body),
+      send: (payload) => this.post('/v1/messages', payload, ctx),
       stream: request.stream,
       ctx,
       providerName: this.config.name,

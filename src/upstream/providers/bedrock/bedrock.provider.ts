@@ -66,8 +66,9 @@ export class BedrockProvider implements UpstreamProvider {
   ): Observable<CanonicalEvent> {
     const { body, dropped } = toConverseRequest(request, model);
     ctx.droppedParams?.push(...dropped);
-    const payload = JSON.stringify(body);
-    const action = request.stream ? 'converse-stream' : 'converse';
+    // Not `request.stream` inside `send`: the closure would keep the whole request.
+    const { stream } = request;
+    const action = stream ? 'converse-stream' : 'converse';
     const url = new URL(
       `${this.config.baseUrl}/model/${encodeURIComponent(model.upstreamId)}/${action}`,
     );
@@ -75,8 +76,9 @@ export class BedrockProvider implements UpstreamProvider {
     return canonicalCall({
       http: this.http,
       framing: 'aws-eventstream',
-      send: () => this.post(url, payload, request.stream, ctx),
-      stream: request.stream,
+      payload: JSON.stringify(body),
+      send: (payload) => this.post(url, payload, stream, ctx),
+      stream,
       ctx,
       providerName: name,
       answer: missingFromConverseAnswer,

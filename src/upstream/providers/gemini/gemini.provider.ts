@@ -51,13 +51,13 @@ export class GeminiProvider implements UpstreamProvider {
   ): Observable<CanonicalEvent> {
     const { body, dropped } = toGeminiRequest(request, model);
     ctx.droppedParams?.push(...dropped);
-    const payload = JSON.stringify(body);
     const method = request.stream ? 'streamGenerateContent?alt=sse' : 'generateContent';
     const url = `${this.config.baseUrl}/models/${encodeURIComponent(model.upstreamId)}:${method}`;
     return canonicalCall({
       http: this.http,
       framing: 'sse',
-      send: () =>
+      payload: JSON.stringify(body),
+      send: (payload) =>
         this.http.sendOk(
           { url, method: 'POST', headers: this.headers, body: payload, signal: ctx.signal },
           this.config.name,

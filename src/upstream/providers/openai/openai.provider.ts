@@ -120,12 +120,12 @@ export class OpenAiProvider implements UpstreamProvider {
       ? toOpenAiResponsesRequest(request, model)
       : toOpenAiChatRequest(request, model);
     ctx.droppedParams?.push(...dropped);
-    const payload = JSON.stringify(body);
     const url = this.url(responses ? 'responses' : 'chat_completions', model);
     return canonicalCall({
       http: this.http,
       framing: this.descriptor.framing ?? 'sse',
-      send: () =>
+      payload: JSON.stringify(body),
+      send: (payload) =>
         this.http.sendOk(
           {
             url,

@@ -105,10 +105,10 @@ export class VertexProvider implements UpstreamProvider {
     if (model.upstreamApi === 'gemini') {
       const { body, dropped } = toGeminiRequest(request, model);
       ctx.droppedParams?.push(...dropped);
-      const payload = JSON.stringify(body);
       return canonicalCall({
         ...common,
-        send: () => this.post(url, payload, ctx),
+        payload: JSON.stringify(body),
+        send: (payload) => this.post(url, payload, ctx),
         answer: missingFromGeminiAnswer,
         fromJson: fromGeminiResponse,
         decoder: () => new GeminiStreamDecoder(),
@@ -116,10 +116,10 @@ export class VertexProvider implements UpstreamProvider {
     }
     const { body, dropped } = toAnthropicRequest(request, model);
     ctx.droppedParams?.push(...dropped);
-    const payload = JSON.stringify(vertexAnthropicBody(body));
     return canonicalCall({
       ...common,
-      send: () => this.post(url, payload, ctx),
+      payload: JSON.stringify(vertexAnthropicBody(body)),
+      send: (payload) => this.post(url, payload, ctx),
       answer: 'messages',
       fromJson: (message) => fromAnthropicMessage(message),
       decoder: () => new AnthropicStreamDecoder(),

@@ -32,7 +32,10 @@ describe('canonicalCall', () => {
     server.close();
   });
 
-  const ctx = { requestId: 'req_1', signal: new AbortController().signal } as CallContext;
+  const ctx = {
+    requestId: 'req_1',
+    signal: new AbortController().signal,
+  } as unknown as CallContext;
   const stop = { type: 'message_stop' } as unknown as CanonicalEvent;
 
   it('sends its payload on subscription, once; a second subscription fails instead of sending again', async () => {

@@ -11,12 +11,7 @@ import { Readable } from 'node:stream';
 import { fakeUpstreamConfig } from '../testing/fake-upstream-config';
 import { Redactor } from './redactor';
 import { upstreamHttpError as readUpstreamError } from './upstream-body';
-import {
-  UpstreamHttpClient,
-  UpstreamResponse,
-  mapTransportError,
-  ownBytes,
-} from './upstream-http.client';
+import { UpstreamHttpClient, UpstreamResponse, mapTransportError } from './upstream-http.client';
 
 /** The error of a response as the client builds it, here without any secret configured. */
 const upstreamHttpError = (res: UpstreamResponse, provider: string) =>
@@ -323,31 +318,5 @@ describe('UpstreamHttpClient', () => {
       post().then((res) => client.readAnswer(res, signal, 'openai', 'object')),
     );
     expect(big).toMatchObject({ status: 502, code: 'upstream_response_too_large' });
-  });
-});
-
-describe('ownBytes', () => {
-  const ownsItsMemory = (b: Buffer): boolean => b.byteLength === b.buffer.byteLength;
-
-  it('turns a string into exactly its UTF-8 bytes, outside the shared pool', () => {
-    const bytes = ownBytes('{"model":"m","text":"héllo"}') as Buffer;
-    expect(bytes.toString('utf8')).toBe('{"model":"m","text":"héllo"}');
-    expect(bytes.byteLength).toBe(Buffer.byteLength('{"model":"m","text":"héllo"}'));
-    expect(ownsItsMemory(bytes)).toBe(true);
-  });
-
-  it('copies a slice of the shared pool into bytes of its own', () => {
-    const pooled = Buffer.from('{"stream":true}');
-    expect(ownsItsMemory(pooled)).toBe(false);
-    const bytes = ownBytes(pooled) as Buffer;
-    expect(bytes).not.toBe(pooled);
-    expect(bytes.equals(pooled)).toBe(true);
-    expect(ownsItsMemory(bytes)).toBe(true);
-  });
-
-  it('passes a buffer that owns its memory, and no body, through unchanged', () => {
-    const own = Buffer.allocUnsafeSlow(3).fill(0x61);
-    expect(ownBytes(own)).toBe(own);
-    expect(ownBytes(undefined)).toBeUndefined();
   });
 });

@@ -19,32 +19,11 @@ import {
   upstreamHttpError,
 } from './upstream-body';
 import { mapTransportError } from './upstream-errors';
+import { requestBody } from './request-body';
 import { type CallSignal, observedBySignal } from './call-signal';
 
 export type { UpstreamResponse } from './upstream-body';
 
-/**
- * The body as bytes of its own. undici keeps a request's body until its answer ends, and a
- * small Buffer (a string undici would convert, a spliced client body) is a slice of Node's
- * shared 8 KB pool: for as long as a stream runs it would keep the whole slab alive.
- */
-export function ownBytes(body: string | Buffer | undefined): Buffer | undefined {
-  if (
-    body === undefined ||
-    (typeof body !== 'string' && body.byteLength === body.buffer.byteLength)
-  ) {
-    return body;
-  }
-  const bytes = Buffer.allocUnsafeSlow(
-    typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength,
-  );
-  if (typeof body === 'string') {
-    bytes.write(body);
-  } else {
-    body.copy(bytes);
-  }
-  return bytes;
-}
 export { mapTransportError } from './upstream-errors';
 
 export interface UpstreamRequest {
@@ -107,13 +86,14 @@ export class UpstreamHttpClient implements OnApplicationShutdown {
         : observed.upstreamStarted(req.method, req.url, req.headers);
     // Deadlines of this attempt when the resilience layer set them; else the agent's.
     const timeouts = callTimeoutsOf(req.signal);
+    const body = requestBody(req.body, headers);
     try {
       const res = await this.agents.get(timeouts?.connectMs).request({
         origin: new URL(req.url).origin,
         path: req.url.slice(req.url.indexOf('/', req.url.indexOf('//') + 2)),
         method: req.method,
-        headers,
-        body: ownBytes(req.body),
+        headers: body.headers,
+        body: body.body as Buffer | undefined,
         signal: req.signal,
         headersTimeout: timeouts?.headersMs,
         bodyTimeout: timeouts?.bodyMs,

@@ -74,7 +74,7 @@ export function spliceIncludeUsage(raw: Buffer): Buffer | undefined {
     return undefined;
   }
   // Bytes of its own, not a slice of Node's shared pool: the upstream call keeps them (see
-  // ownBytes), and a slice would keep the pool's whole 8 KB slab for as long.
+  // requestBody), and a slice would keep the pool's whole 8 KB slab for as long.
   const out = Buffer.allocUnsafeSlow(raw.length + INCLUDE_USAGE.length);
   raw.copy(out, 0, 0, i + 1);
   INCLUDE_USAGE.copy(out, i + 1);

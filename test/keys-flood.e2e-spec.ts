@@ -149,6 +149,24 @@ function floodSuite(env: () => Promise<StoreBackend>) {
     expect(e2.error).toMatchObject({ type: 'error', error: { type: 'rate_limit_error' } });
   });
 
+  it('accepts a burst of three times the limit from one address on a valid key not cached yet, with one store read', async () => {
+    const { key } = await createKey(store.gw, { name: 'burst' });
+    const lookups = countLookups(store.gw);
+    // A store read slow enough that the whole burst arrives while it is in flight.
+    const repo = store.gw.app.get<KeyRepository>(KEY_REPOSITORY);
+    const read = repo.findBySecretHash.bind(repo);
+    repo.findBySecretHash = (hash) => new Promise((r) => setTimeout(r, 300)).then(() => read(hash));
+    try {
+      const statuses = await pool(3 * LIMIT, 3 * LIMIT, () =>
+        models(store.gw, key, '203.0.113.11').then((r) => r.status),
+      );
+      expect(statuses.filter((s) => s !== 200)).toEqual([]);
+      expect(lookups()).toBe(1);
+    } finally {
+      repo.findBySecretHash = read;
+    }
+  });
+
   it('reads the store once for the same unknown key sent from many addresses', async () => {
     const lookups = countLookups(store.gw);
     const guess = issueSecret().secret;

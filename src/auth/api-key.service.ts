@@ -85,6 +85,11 @@ export class ApiKeyService {
     return this.managed && hasIssuedShape(presented) ? this.managed.lookup(hash) : UNKNOWN_KEY;
   }
 
+  /** True while the key store is being read for this secret (a lookup now would join it). */
+  lookupInFlight(presented: string): boolean {
+    return hasIssuedShape(presented) && this.managed?.loading(sha256Hex(presented)) === true;
+  }
+
   /**
    * {@link resolve} without the key store: undefined where it would have to be asked (a
    * managed key not cached). What a throttled client address is answered from.

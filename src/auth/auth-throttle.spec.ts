@@ -39,6 +39,14 @@ describe('AuthFailureThrottle', () => {
     expect(t.admit('10.0.0.1', 0)).toBe(0);
   });
 
+  it('counts a refusal of a request that joined a lookup in flight, which took no admission', () => {
+    const t = throttle(2);
+    expect(t.admit('10.0.0.1', 0)).toBe(0);
+    t.refused('10.0.0.1', 0);
+    t.settle('10.0.0.1', true, 0);
+    expect(t.admit('10.0.0.1', 0)).toBe(60_000);
+  });
+
   it('is off with a limit of 0', () => {
     expect(throttle(0).enabled).toBe(false);
     expect(throttle(1).enabled).toBe(true);

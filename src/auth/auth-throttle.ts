@@ -78,6 +78,14 @@ export class AuthFailureThrottle {
     return 0;
   }
 
+  /**
+   * A request that joined a lookup already admitted (the same secret, in flight) had its key
+   * refused: it counts as a failure, but was never pending.
+   */
+  refused(address: string, now: number): void {
+    this.failed(addressKey(address), now);
+  }
+
   /** The lookup admitted for `address` ended; `failed`: its key was refused. */
   settle(address: string, failed: boolean, now: number): void {
     const key = addressKey(address);

@@ -139,16 +139,38 @@ function authenticateCounted(
   if (address === undefined) {
     return authenticate(req.headers, keys, now);
   }
+  if (candidates.every((c) => !hasIssuedShape(c) || keys.lookupInFlight(c))) {
+    // Its lookups are in flight already (a client's burst on a key not cached yet): this
+    // request waits for them and costs the store nothing, so it takes no admission; a
+    // valid key must not be refused for the concurrency of its own first requests.
+    return settled(
+      () => authenticate(req.headers, keys, now),
+      (error) => {
+        if (error instanceof AuthenticationError) {
+          throttle.refused(address, now);
+        }
+      },
+    );
+  }
   const waitMs = throttle.admit(address, now);
   if (waitMs > 0) {
     throw new AuthThrottledError(waitMs);
   }
   // A refused key counts; a store outage (503) does not.
-  const done = (error?: unknown): void =>
-    throttle.settle(address, error instanceof AuthenticationError, now);
+  return settled(
+    () => authenticate(req.headers, keys, now),
+    (error) => throttle.settle(address, error instanceof AuthenticationError, now),
+  );
+}
+
+/** Runs `run` and calls `done` once it settled, with its error if it failed, sync or not. */
+function settled(
+  run: () => ApiKeyInfo | Promise<ApiKeyInfo>,
+  done: (error?: unknown) => void,
+): ApiKeyInfo | Promise<ApiKeyInfo> {
   let outcome: ApiKeyInfo | Promise<ApiKeyInfo>;
   try {
-    outcome = authenticate(req.headers, keys, now);
+    outcome = run();
   } catch (error) {
     done(error);
     throw error;

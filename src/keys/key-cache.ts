@@ -75,7 +75,8 @@ export class KeyCache implements ManagedKeyLookup {
   private readonly byHash = new Map<string, Entry>();
   private readonly hashesById = new Map<string, Set<string>>();
   private readonly byId = new Map<string, ApiKeyInfo>();
-  private readonly loading = new Map<string, Promise<KeyVerdict>>();
+  /** Store reads in flight, by secret hash: concurrent lookups of one secret share one. */
+  private readonly reading = new Map<string, Promise<KeyVerdict>>();
   private readonly unknown: NegativeCache;
   /** Counts key changes: a read begun before one may not negative-cache what it found. */
   private changes = 0;
@@ -115,6 +116,10 @@ export class KeyCache implements ManagedKeyLookup {
     return entry?.verdict;
   }
 
+  loading(hash: string): boolean {
+    return this.reading.has(hash);
+  }
+
   info(id: string): ApiKeyInfo | undefined {
     return this.byId.get(id);
   }
@@ -151,14 +156,14 @@ export class KeyCache implements ManagedKeyLookup {
   }
 
   private load(hash: string): Promise<KeyVerdict> {
-    let pending = this.loading.get(hash);
+    let pending = this.reading.get(hash);
     if (!pending) {
       const changes = this.changes;
       pending = this.repo
         .findBySecretHash(hash)
         .then((match) => this.store(hash, verdictOf(match), match?.key.id, changes))
-        .finally(() => this.loading.delete(hash));
-      this.loading.set(hash, pending);
+        .finally(() => this.reading.delete(hash));
+      this.reading.set(hash, pending);
     }
     return pending;
   }
@@ -170,7 +175,7 @@ export class KeyCache implements ManagedKeyLookup {
    * failed.
    */
   private reloadInBackground(hash: string, changed: boolean): void {
-    const inFlight = this.loading.get(hash);
+    const inFlight = this.reading.get(hash);
     if (inFlight) {
       // A read that began before the change may return the old state: read again after.
       if (changed) {

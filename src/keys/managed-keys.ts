@@ -19,6 +19,8 @@ export interface ManagedKeyLookup {
   lookup(hash: string): KeyVerdict | Promise<KeyVerdict>;
   /** What the cache holds for a stored secret, without reading the store; else undefined. */
   peek(hash: string): KeyVerdict | undefined;
+  /** True while the store is being read for this secret: another lookup joins that read. */
+  loading(hash: string): boolean;
   /** A managed key seen recently, by id (`key_…`). */
   info(id: string): ApiKeyInfo | undefined;
 }

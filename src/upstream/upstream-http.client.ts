@@ -23,7 +23,6 @@ import { requestBody } from './request-body';
 import { type CallSignal, observedBySignal } from './call-signal';
 
 export type { UpstreamResponse } from './upstream-body';
-
 export { mapTransportError } from './upstream-errors';
 
 export interface UpstreamRequest {
@@ -93,6 +92,7 @@ export class UpstreamHttpClient implements OnApplicationShutdown {
         path: req.url.slice(req.url.indexOf('/', req.url.indexOf('//') + 2)),
         method: req.method,
         headers: body.headers,
+        // undici sends iterables too; its option type leaves them out.
         body: body.body as Buffer | undefined,
         signal: req.signal,
         headersTimeout: timeouts?.headersMs,

@@ -3,8 +3,8 @@ import { group, lexiconAlts, type Lexicon } from './signals-multilingual';
 
 /**
  * Two more injection intents in the languages of signals-multilingual.ts, beside "ignore the
- * previous instructions": "reveal your system prompt" (`ml_prompt_exfiltration`) and "your
- * new task is / just output X" (`ml_goal_hijack`). Same reason as there: a signal's weight is
+ * previous instructions": "reveal your system prompt" (`ml_prompt_exfiltration`), "your new
+ * task is" (`ml_goal_hijack`) and "just output X" (`ml_forced_output`). Same reason as there: a signal's weight is
  * learned from every language at once, where a script's n-grams are learned from a few
  * hundred rows. They are signals of their own, not patterns of `prompt_exfiltration`,
  * `new_instructions` and `forced_output`: sharing those weights raised `prompt_exfiltration`
@@ -22,6 +22,7 @@ const lex = (latin: boolean, gap: number, verbs: string[], nouns: string[]): Lex
   verbs,
   nouns,
   gap,
+  whole: true,
 });
 
 /** Show / print / tell + the assistant's own hidden prompt, one clause. */
@@ -512,8 +513,19 @@ export const ML_PROMPT_EXFILTRATION: SignalDef = {
   patterns: [MULTILINGUAL_REVEAL],
 };
 
-/** "Just output X" and "your new task is" outside English, German and the Romance languages. */
+/**
+ * "Just / only output X" outside English, German and the Romance languages. A signal apart
+ * from the new task: "only output the edited sentence" is also an ordinary format constraint
+ * (Chinese instruction-following prompts end that way), so it gets its own, smaller weight,
+ * as the English `forced_output` does.
+ */
+export const ML_FORCED_OUTPUT: SignalDef = {
+  name: 'ml_forced_output',
+  patterns: [MULTILINGUAL_FORCED],
+};
+
+/** "Your new task is" / "from now on you" outside English, German and the Romance languages. */
 export const ML_GOAL_HIJACK: SignalDef = {
   name: 'ml_goal_hijack',
-  patterns: [MULTILINGUAL_FORCED, MULTILINGUAL_NEW_TASK],
+  patterns: [MULTILINGUAL_NEW_TASK],
 };

@@ -26,6 +26,12 @@ export interface Lexicon {
   nouns: readonly string[];
   /** Most characters between the verb and the noun. */
   gap: number;
+  /**
+   * Latin keywords match whole words only. The override lexicons leave it off (stems such as
+   * "ignor" take any ending); short keywords need it (Vietnamese "chi" + "noi" matched
+   * inside French "chinois").
+   */
+  whole?: boolean;
 }
 
 const LEXICONS: Readonly<Record<string, Lexicon>> = {
@@ -254,7 +260,8 @@ export function lexiconAlts(lex: Lexicon): string[] {
   const nouns = group(lex.nouns);
   const gap = `[^${CLAUSE_END}]{0,${lex.gap}}`;
   const b = lex.latin ? '\\b' : '';
-  return [`${b}${verbs}${gap}${nouns}`, `${b}${nouns}${gap}${verbs}`];
+  const e = lex.latin && lex.whole === true ? '\\b' : '';
+  return [`${b}${verbs}${e}${gap}${e}${nouns}${e}`, `${b}${nouns}${e}${gap}${e}${verbs}${e}`];
 }
 
 /** Extra patterns of the `instruction_override` signal, one per language and word order. */

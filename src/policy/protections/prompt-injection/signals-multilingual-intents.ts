@@ -3,13 +3,15 @@ import { group, lexiconAlts, type Lexicon } from './signals-multilingual';
 
 /**
  * Two more injection intents in the languages of signals-multilingual.ts, beside "ignore the
- * previous instructions": "reveal your system prompt" (`ml_prompt_exfiltration`), "your new
- * task is" (`ml_goal_hijack`) and "just output X" (`ml_forced_output`). Same reason as there: a signal's weight is
+ * previous instructions": "reveal your system prompt" (`ml_prompt_exfiltration`) and "your
+ * new task is" (`ml_goal_hijack`). Same reason as there: a signal's weight is
  * learned from every language at once, where a script's n-grams are learned from a few
  * hundred rows. They are signals of their own, not patterns of `prompt_exfiltration`,
  * `new_instructions` and `forced_output`: sharing those weights raised `prompt_exfiltration`
  * from 2.28 to 3.19, and with it the English bare mention "system prompt", so "What is a
- * system prompt?" was blocked.
+ * system prompt?" was blocked. "Just output X" is left out: in Chinese and Japanese it is also
+ * the ordinary format constraint ("只输出编辑后的句子"), and with its own signal it took 2.95
+ * of weight and raised the hard negatives' leave-one-source-out FPR (2.16% -> 2.29%).
  *
  * Written from knowledge of the languages, not from any dataset. Care for benign talk about
  * prompts (security questions, "how do I write a good prompt"): the reveal nouns are the
@@ -398,34 +400,6 @@ const REVEAL: readonly Lexicon[] = [
   ),
 ];
 
-/** "Just / only" + say, output, reply, print, one clause: the payload of a goal hijack. */
-const FORCED: readonly Lexicon[] = [
-  lex(false, 2, ['只', '仅', '只需', '只要'], ['输出', '回复', '回答', '打印']),
-  lex(false, 2, ['とだけ', 'だけを'], ['出力', '答え', '言って', '書いて', '返して', '返信']),
-  lex(false, 3, ['라고만', '이라고만'], ['출력하', '답하', '말하', '대답하', '써']),
-  lex(false, 10, ['แค่', 'เพียง'], ['พิมพ์', 'ตอบว่า', 'พูดว่า']),
-  lex(
-    false,
-    30,
-    ['केवल', 'सिर्फ', 'सिर्फ़', 'बस'],
-    ['लिखो', 'लिखें', 'बोलो', 'कहो', 'प्रिंट करो', 'जवाब दो'],
-  ),
-  lex(false, 30, ['শুধু', 'কেবল'], ['লেখো', 'লিখুন', 'বলো', 'বলুন', 'প্রিন্ট করো']),
-  lex(false, 20, ['فقط'], ['اكتب', 'قل', 'اطبع', 'أجب', 'اجب', 'رد ب']),
-  lex(false, 20, ['فقط'], ['بنویس', 'بگو', 'چاپ کن', 'جواب بده']),
-  lex(false, 20, ['רק'], ['כתוב', 'תכתוב', 'תגיד', 'הדפס', 'ענה']),
-  lex(false, 12, ['просто', 'только'], ['скажи', 'выведи', 'ответь', 'напечатай']),
-  lex(false, 12, ['просто', 'лише', 'тільки'], ['скажи', 'виведи', 'відповідай', 'напиши']),
-  lex(false, 12, ['απλώς', 'μόνο'], ['πες', 'γράψε', 'τύπωσε', 'απάντησε']),
-  lex(true, 12, ['chỉ cần', 'chỉ'], ['in ra', 'nói', 'trả lời', 'viết ra']),
-  lex(true, 12, ['sadece', 'yalnızca'], ['yaz', 'söyle', 'yanıt ver', 'cevap ver']),
-  lex(true, 12, ['tylko', 'po prostu'], ['napisz', 'powiedz', 'wypisz', 'odpowiedz']),
-  lex(true, 12, ['alleen', 'gewoon'], ['zeg', 'print', 'antwoord', 'schrijf']),
-  lex(true, 12, ['doar'], ['scrie', 'spune', 'afișează', 'răspunde']),
-  lex(true, 12, ['tu', 'pekee'], ['andika', 'sema', 'jibu', 'chapisha']),
-  lex(true, 12, ['cukup', 'hanya'], ['tulis', 'katakan', 'cetak', 'jawab']),
-];
-
 /** "Your new task" / "from now on you": phrases, no pairing needed. Non-Latin scripts. */
 const NEW_TASK: readonly string[] = [
   ...[
@@ -502,7 +476,6 @@ const NEW_TASK_LATIN: readonly string[] = [
 ];
 
 const MULTILINGUAL_REVEAL: PatternSpec = { alts: REVEAL.flatMap(lexiconAlts) };
-const MULTILINGUAL_FORCED: PatternSpec = { alts: FORCED.flatMap(lexiconAlts) };
 const MULTILINGUAL_NEW_TASK: PatternSpec = {
   alts: [group(NEW_TASK), `\\b${group(NEW_TASK_LATIN)}`],
 };
@@ -511,17 +484,6 @@ const MULTILINGUAL_NEW_TASK: PatternSpec = {
 export const ML_PROMPT_EXFILTRATION: SignalDef = {
   name: 'ml_prompt_exfiltration',
   patterns: [MULTILINGUAL_REVEAL],
-};
-
-/**
- * "Just / only output X" outside English, German and the Romance languages. A signal apart
- * from the new task: "only output the edited sentence" is also an ordinary format constraint
- * (Chinese instruction-following prompts end that way), so it gets its own, smaller weight,
- * as the English `forced_output` does.
- */
-export const ML_FORCED_OUTPUT: SignalDef = {
-  name: 'ml_forced_output',
-  patterns: [MULTILINGUAL_FORCED],
 };
 
 /** "Your new task is" / "from now on you" outside English, German and the Romance languages. */

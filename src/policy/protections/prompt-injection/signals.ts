@@ -26,11 +26,7 @@ import {
   DATA_EXFILTRATION,
   TOOL_HIJACK,
 } from './signals-agent';
-import {
-  ML_PROMPT_EXFILTRATION,
-  ML_GOAL_HIJACK,
-  ML_FORCED_OUTPUT,
-} from './signals-multilingual-intents';
+import { ML_PROMPT_EXFILTRATION, ML_GOAL_HIJACK } from './signals-multilingual-intents';
 
 /**
  * Signal definitions. Patterns run on normalized text (lower case, diacritics stripped,
@@ -68,7 +64,6 @@ export type SignalName =
   | 'tool_hijack'
   | 'ml_prompt_exfiltration'
   | 'ml_goal_hijack'
-  | 'ml_forced_output'
   | 'obfuscation'
   | 'encoded_instructions';
 
@@ -115,7 +110,6 @@ export const SIGNALS: readonly SignalDef[] = [
   TOOL_HIJACK,
   ML_PROMPT_EXFILTRATION,
   ML_GOAL_HIJACK,
-  ML_FORCED_OUTPUT,
 ];
 
 /** Signals whose firing inside decoded content counts as hidden instructions. */
@@ -133,5 +127,4 @@ export const INSTRUCTION_SIGNALS: ReadonlySet<SignalName> = new Set<SignalName>(
   'forced_output',
   'ml_prompt_exfiltration',
   'ml_goal_hijack',
-  'ml_forced_output',
 ]);

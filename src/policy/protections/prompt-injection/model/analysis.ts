@@ -35,7 +35,6 @@ export const DENSE_FEATURES: readonly SignalName[] = [
   'tool_hijack',
   'ml_prompt_exfiltration',
   'ml_goal_hijack',
-  'ml_forced_output',
   'obfuscation',
   'encoded_instructions',
 ];

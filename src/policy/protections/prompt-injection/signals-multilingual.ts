@@ -19,19 +19,13 @@ import { escapeRegExp } from '../../../common/regexp';
  * stays linear. Patterns of non-Latin scripts have no anchor word and run as one regex pass.
  */
 
-export interface Lexicon {
+interface Lexicon {
   /** Latin-script languages get word boundaries and anchor on their first word. */
   latin: boolean;
   verbs: readonly string[];
   nouns: readonly string[];
   /** Most characters between the verb and the noun. */
   gap: number;
-  /**
-   * Latin keywords match whole words only. The override lexicons leave it off (stems such as
-   * "ignor" take any ending); short keywords need it (Vietnamese "chi" + "noi" matched
-   * inside French "chinois").
-   */
-  whole?: boolean;
 }
 
 const LEXICONS: Readonly<Record<string, Lexicon>> = {
@@ -62,26 +56,8 @@ const LEXICONS: Readonly<Record<string, Lexicon>> = {
   },
   ko: {
     latin: false,
-    verbs: ['무시', '잊어', '잊으', '잊고', '따르지', '신경 쓰지', '신경쓰지', '개의치', '폐기'],
-    nouns: [
-      '지시',
-      '명령',
-      '규칙',
-      '설정',
-      '프롬프트',
-      '지침',
-      '제약',
-      '가이드라인',
-      '제한 사항',
-      '제한사항',
-      '위의 내용',
-      '앞의 내용',
-      '이전 내용',
-      '이전의 내용',
-      '앞서 말한',
-      '위에서 말한',
-      '앞에서 말한',
-    ],
+    verbs: ['무시', '잊어', '잊으', '잊고', '따르지'],
+    nouns: ['지시', '명령', '규칙', '설정', '프롬프트', '지침', '제약'],
     gap: 14,
   },
   th: {
@@ -102,32 +78,8 @@ const LEXICONS: Readonly<Record<string, Lexicon>> = {
       'उपेक्षा',
       'पालन मत',
       'पालन न',
-      'ध्यान मत',
-      'ध्यान न दें',
-      'मत मानो',
-      'न मानें',
-      'अवहेलना',
-      'दरकिनार',
-      'भूल जाएं',
-      'भूल जाएँ',
-      'इग्नोर',
     ],
-    nouns: [
-      'निर्देश',
-      'नियम',
-      'आदेश',
-      'प्रॉम्प्ट',
-      'प्रोम्प्ट',
-      'हिदायत',
-      'कमांड',
-      'गाइडलाइन',
-      'पाबंदी',
-      'प्रतिबंध',
-      'पिछली बात',
-      'ऊपर लिखी',
-      'ऊपर कही',
-      'पहले कही',
-    ],
+    nouns: ['निर्देश', 'नियम', 'आदेश', 'प्रॉम्प्ट', 'हिदायत'],
     gap: 30,
   },
   bn: {
@@ -246,22 +198,20 @@ const LEXICONS: Readonly<Record<string, Lexicon>> = {
 const CLAUSE_END = '\\n.!?。！？।,，、;；:：،';
 
 /** A keyword as the patterns see it (same normalization as the text they run on). */
-export function normal(word: string): string {
+function normal(word: string): string {
   return escapeRegExp(normalizeText(word).text.trim());
 }
 
-export function group(words: readonly string[]): string {
+function group(words: readonly string[]): string {
   return `(?:${[...new Set(words.map(normal))].join('|')})`;
 }
 
-/** Verb-noun and noun-verb alternatives of one lexicon (one clause, bounded gap). */
-export function lexiconAlts(lex: Lexicon): string[] {
+function lexiconAlts(lex: Lexicon): string[] {
   const verbs = group(lex.verbs);
   const nouns = group(lex.nouns);
   const gap = `[^${CLAUSE_END}]{0,${lex.gap}}`;
   const b = lex.latin ? '\\b' : '';
-  const e = lex.latin && lex.whole === true ? '\\b' : '';
-  return [`${b}${verbs}${e}${gap}${e}${nouns}${e}`, `${b}${nouns}${e}${gap}${e}${verbs}${e}`];
+  return [`${b}${verbs}${gap}${nouns}`, `${b}${nouns}${gap}${verbs}`];
 }
 
 /** Extra patterns of the `instruction_override` signal, one per language and word order. */

@@ -26,7 +26,6 @@ import {
   DATA_EXFILTRATION,
   TOOL_HIJACK,
 } from './signals-agent';
-import { ML_PROMPT_EXFILTRATION, ML_GOAL_HIJACK } from './signals-multilingual-intents';
 
 /**
  * Signal definitions. Patterns run on normalized text (lower case, diacritics stripped,
@@ -62,8 +61,6 @@ export type SignalName =
   | 'agent_hijack'
   | 'data_exfiltration'
   | 'tool_hijack'
-  | 'ml_prompt_exfiltration'
-  | 'ml_goal_hijack'
   | 'obfuscation'
   | 'encoded_instructions';
 
@@ -108,8 +105,6 @@ export const SIGNALS: readonly SignalDef[] = [
   AGENT_HIJACK,
   DATA_EXFILTRATION,
   TOOL_HIJACK,
-  ML_PROMPT_EXFILTRATION,
-  ML_GOAL_HIJACK,
 ];
 
 /** Signals whose firing inside decoded content counts as hidden instructions. */
@@ -125,6 +120,4 @@ export const INSTRUCTION_SIGNALS: ReadonlySet<SignalName> = new Set<SignalName>(
   'data_exfiltration',
   'tool_hijack',
   'forced_output',
-  'ml_prompt_exfiltration',
-  'ml_goal_hijack',
 ]);

@@ -33,8 +33,6 @@ export const DENSE_FEATURES: readonly SignalName[] = [
   'agent_hijack',
   'data_exfiltration',
   'tool_hijack',
-  'ml_prompt_exfiltration',
-  'ml_goal_hijack',
   'obfuscation',
   'encoded_instructions',
 ];

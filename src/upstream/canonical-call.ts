@@ -37,10 +37,11 @@ export interface CanonicalCall {
 /**
  * One translated upstream call as a canonical event stream. Nothing is sent until
  * subscription, and it is sent once (a second subscription fails); unsubscribing aborts
- * the upstream request (and its body), so a client going away cancels it at once. Stream frames (SSE events or JSON lines, as the provider
- * frames them) go through the decoder (`[DONE]` ends a chat stream); backpressure reaches the upstream socket through `ctx.flow`. Every error
- * leaves redacted, since decoders build theirs from upstream text (error events, failed
- * responses); a frame that is not JSON fails the stream.
+ * the upstream request (and its body), so a client going away cancels it at once. Stream
+ * frames (SSE events or JSON lines, as the provider frames them) go through the decoder
+ * (`[DONE]` ends a chat stream); backpressure reaches the upstream socket through
+ * `ctx.flow`. Every error leaves redacted, since decoders build theirs from upstream text
+ * (error events, failed responses); a frame that is not JSON fails the stream.
  */
 export function canonicalCall({ payload, ...call }: CanonicalCall): Observable<CanonicalEvent> {
   // The payload is often the whole conversation (hundreds of KB for an agent): it is sent
